@@ -1,0 +1,7 @@
+//! Who is calling and what they may do: permissions, roles, the request context.
+
+mod context;
+mod permission;
+
+pub use context::{Credentials, Principal, RequestCtx, WorkspaceCtx};
+pub use permission::{Permission, PermissionSet, Role};

@@ -1,0 +1,116 @@
+//! Type-erased operations: the one list, and what every transport calls through it.
+
+use std::any::TypeId;
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+
+use super::{http, input, openapi, Access, Input, NoBody, OpMeta, Operation};
+use crate::access::{Credentials, RequestCtx};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+/// An operation with its types erased, so the catalog can be a list.
+pub trait DynOperation: Send + Sync {
+    fn meta(&self) -> &'static OpMeta;
+    /// Whether the operation reads a JSON body.
+    fn has_body(&self) -> bool;
+    /// The actix route running this operation.
+    fn route(&self) -> actix_web::Route;
+    /// The OpenAPI operation; referenced schemas are added to `schemas`.
+    fn openapi(&self, schemas: &mut openapi::SchemaSet) -> utoipa::openapi::path::Operation;
+    /// Runs with JSON-shaped input (used by MCP): `path`, `query` and `body` are objects.
+    fn call_json<'a>(
+        &'a self,
+        state: &'a AppState,
+        ctx: &'a RequestCtx,
+        path: Value,
+        query: Value,
+        body: Value,
+    ) -> BoxFuture<'a, ApiResult<Value>>;
+}
+
+struct Op<O>(PhantomData<O>);
+
+fn op<O: Operation>() -> Box<dyn DynOperation> {
+    Box::new(Op::<O>(PhantomData))
+}
+
+/// Whether operation `O` takes a body.
+pub(super) fn has_body<O: Operation>() -> bool {
+    TypeId::of::<O::Body>() != TypeId::of::<NoBody>()
+}
+
+impl<O: Operation> DynOperation for Op<O> {
+    fn meta(&self) -> &'static OpMeta {
+        &O::META
+    }
+
+    fn has_body(&self) -> bool {
+        has_body::<O>()
+    }
+
+    fn route(&self) -> actix_web::Route {
+        http::route::<O>()
+    }
+
+    fn openapi(&self, schemas: &mut openapi::SchemaSet) -> utoipa::openapi::path::Operation {
+        openapi::operation::<O>(schemas)
+    }
+
+    fn call_json<'a>(
+        &'a self,
+        state: &'a AppState,
+        ctx: &'a RequestCtx,
+        path: Value,
+        query: Value,
+        body: Value,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(async move {
+            let input = Input {
+                path: input::from_value::<O::Path>(path, "")?,
+                query: {
+                    let q = input::from_value::<O::Query>(query, "")?;
+                    input::validate(&q)?;
+                    q
+                },
+                body: if has_body::<O>() {
+                    input::body_from_value::<O::Body>(body)?
+                } else {
+                    input::from_value::<O::Body>(Value::Null, "")?
+                },
+            };
+            let output = O::run(state, ctx, input).await?;
+            serde_json::to_value(output).map_err(ApiError::internal)
+        })
+    }
+}
+
+/// Every operation, in catalog order. Adding an operation means adding it here.
+pub fn operations() -> &'static [Box<dyn DynOperation>] {
+    static LIST: OnceLock<Vec<Box<dyn DynOperation>>> = OnceLock::new();
+    LIST.get_or_init(|| {
+        use crate::system::ops as system;
+        vec![op::<system::GetSystemInfo>()]
+    })
+}
+
+/// Resolves credentials into the request context and enforces the operation's access rule
+/// and permission. Every transport calls this before the operation body.
+pub async fn authorize(
+    state: &AppState,
+    meta: &OpMeta,
+    credentials: &Credentials,
+    base: RequestCtx,
+) -> ApiResult<RequestCtx> {
+    if meta.access == Access::Public {
+        return Ok(base);
+    }
+    let ctx = crate::identity::authenticate(state, meta.access, credentials, base).await?;
+    if let (Some(permission), Some(ws)) = (meta.permission, ctx.workspace.as_ref()) {
+        ws.require(permission)?;
+    }
+    Ok(ctx)
+}

@@ -1,0 +1,192 @@
+//! Turning transport input (HTTP path/query/body or MCP arguments) into typed operation input.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use validator::{Validate, ValidationErrors, ValidationErrorsKind};
+
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+/// The typed input of an operation.
+#[derive(Debug, Clone)]
+pub struct Input<P, Q, B> {
+    pub path: P,
+    pub query: Q,
+    pub body: B,
+}
+
+/// LangBot's read-only or legacy body keys: accepted and ignored (SPEC §4).
+pub const IGNORED_BODY_KEYS: &[&str] = &[
+    "uuid",
+    "workspace_uuid",
+    "created_at",
+    "updated_at",
+    "for_version",
+    "stages",
+    "plugin_processors",
+    "adapter_runtime_values",
+];
+
+/// Parses a JSON body; an empty body counts as `{}`.
+pub fn parse_body<B: DeserializeOwned + Validate>(bytes: &[u8]) -> ApiResult<B> {
+    let value = if bytes.iter().all(u8::is_ascii_whitespace) {
+        Value::Object(Default::default())
+    } else {
+        serde_json::from_slice(bytes).map_err(|e| {
+            ApiError::new(ErrorCode::InvalidJson).details(serde_json::json!({
+                "line": e.line(),
+                "column": e.column(),
+                "reason": e.to_string(),
+            }))
+        })?
+    };
+    body_from_value(value)
+}
+
+/// Deserializes and validates a body given as JSON.
+pub fn body_from_value<B: DeserializeOwned + Validate>(mut value: Value) -> ApiResult<B> {
+    if let Value::Object(map) = &mut value {
+        for key in IGNORED_BODY_KEYS {
+            map.remove(*key);
+        }
+    }
+    let body = from_value(value, "")?;
+    validate(&body)?;
+    Ok(body)
+}
+
+/// Deserializes a JSON value, naming the failing field path (prefixed by `prefix`).
+pub fn from_value<T: DeserializeOwned>(value: Value, prefix: &str) -> ApiResult<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let field = match (prefix.is_empty(), path.as_str()) {
+            (_, ".") => prefix.to_string(),
+            (true, p) => p.to_string(),
+            (false, p) => format!("{prefix}.{p}"),
+        };
+        let message = e.into_inner().to_string();
+        ApiError::invalid(format!("Invalid input: {message}")).field(field, message)
+    })
+}
+
+/// Parses a URL query string.
+pub fn parse_query<Q: DeserializeOwned + Validate>(query: &str) -> ApiResult<Q> {
+    let parsed: Q = serde_urlencoded::from_str(query)
+        .map_err(|e| ApiError::invalid(format!("Invalid query parameters: {e}")))?;
+    validate(&parsed)?;
+    Ok(parsed)
+}
+
+/// Runs `validator` rules; every failure becomes a field error.
+pub fn validate<T: Validate>(value: &T) -> ApiResult<()> {
+    let Err(errors) = value.validate() else {
+        return Ok(());
+    };
+    let mut fields = Vec::new();
+    flatten(&errors, "", &mut fields);
+    fields.sort();
+    let summary = fields
+        .iter()
+        .map(|(f, m)| format!("{f}: {m}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut err = ApiError::invalid(format!("Invalid input: {summary}"));
+    for (field, message) in fields {
+        err = err.field(field, message);
+    }
+    Err(err)
+}
+
+fn flatten(errors: &ValidationErrors, prefix: &str, out: &mut Vec<(String, String)>) {
+    for (name, kind) in errors.errors() {
+        let path = if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}.{name}")
+        };
+        match kind {
+            ValidationErrorsKind::Field(list) => {
+                for e in list {
+                    let message = match &e.message {
+                        Some(m) => m.to_string(),
+                        None => describe(e),
+                    };
+                    out.push((path.clone(), message));
+                }
+            }
+            ValidationErrorsKind::Struct(inner) => flatten(inner, &path, out),
+            ValidationErrorsKind::List(items) => {
+                for (i, inner) in items {
+                    flatten(inner, &format!("{path}[{i}]"), out);
+                }
+            }
+        }
+    }
+}
+
+fn describe(e: &validator::ValidationError) -> String {
+    let param = |k: &str| e.params.get(k).map(|v| v.to_string());
+    match e.code.as_ref() {
+        "length" => match (param("min"), param("max")) {
+            (Some(min), Some(max)) => format!("length must be between {min} and {max}"),
+            (Some(min), None) => format!("length must be at least {min}"),
+            (None, Some(max)) => format!("length must be at most {max}"),
+            _ => "invalid length".into(),
+        },
+        "range" => match (param("min"), param("max")) {
+            (Some(min), Some(max)) => format!("must be between {min} and {max}"),
+            (Some(min), None) => format!("must be at least {min}"),
+            (None, Some(max)) => format!("must be at most {max}"),
+            _ => "out of range".into(),
+        },
+        "email" => "must be an email address".into(),
+        "url" => "must be a URL".into(),
+        code => format!("failed check {code}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, Validate)]
+    #[serde(deny_unknown_fields)]
+    struct Body {
+        #[validate(length(min = 1, max = 5))]
+        name: String,
+        #[serde(default)]
+        nested: Option<Nested>,
+    }
+
+    #[derive(Debug, Deserialize, Validate)]
+    #[serde(deny_unknown_fields)]
+    struct Nested {
+        #[expect(dead_code, reason = "only deserialized")]
+        count: u32,
+    }
+
+    #[test]
+    fn malformed_json_is_invalid_json() {
+        let err = parse_body::<Body>(b"{\"name\":").err();
+        assert_eq!(err.map(|e| e.code), Some(ErrorCode::InvalidJson));
+    }
+
+    #[test]
+    fn legacy_keys_are_ignored_but_unknown_keys_refused() -> ApiResult<()> {
+        let ok: Body = parse_body(br#"{"name":"a","uuid":"x","created_at":"y"}"#)?;
+        assert_eq!(ok.name, "a");
+        let err = parse_body::<Body>(br#"{"name":"a","bogus":1}"#).err();
+        assert_eq!(err.map(|e| e.code), Some(ErrorCode::InvalidRequest));
+        Ok(())
+    }
+
+    #[test]
+    fn errors_name_the_field_path() {
+        let err = parse_body::<Body>(br#"{"name":"a","nested":{"count":"x"}}"#).err();
+        let fields: Vec<String> = err.map(|e| e.errors.into_iter().map(|f| f.field).collect()).unwrap_or_default();
+        assert_eq!(fields, vec!["nested.count".to_string()]);
+        let err = parse_body::<Body>(br#"{"name":"toolong"}"#).err();
+        let fields: Vec<String> = err.map(|e| e.errors.into_iter().map(|f| f.field).collect()).unwrap_or_default();
+        assert_eq!(fields, vec!["name".to_string()]);
+    }
+}

@@ -1,0 +1,183 @@
+//! One API error type: a stable code, a message, optional field errors and details.
+//! It maps to HTTP once (here); MCP maps the same value to a tool error.
+
+mod code;
+
+use std::borrow::Cow;
+
+use actix_web::http::header;
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+pub use code::ErrorCode;
+
+use crate::http::request_local;
+
+/// A field-level validation problem.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FieldError {
+    /// Path of the offending field, e.g. `trigger.access-control.mode`.
+    pub field: String,
+    pub message: String,
+}
+
+/// The error body of every failed request.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    pub code: ErrorCode,
+    pub msg: String,
+    pub request_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<FieldError>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Object)]
+    pub details: Option<serde_json::Value>,
+}
+
+/// The error every operation returns.
+#[derive(Debug, thiserror::Error)]
+#[error("{code:?}: {}", self.english())]
+pub struct ApiError {
+    pub code: ErrorCode,
+    message: Option<Cow<'static, str>>,
+    pub errors: Vec<FieldError>,
+    pub details: Option<serde_json::Value>,
+    pub retry_after_secs: Option<u64>,
+    /// The cause of an internal error; logged, never sent.
+    #[source]
+    source: Option<anyhow::Error>,
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    pub fn new(code: ErrorCode) -> Self {
+        Self {
+            code,
+            message: None,
+            errors: Vec::new(),
+            details: None,
+            retry_after_secs: None,
+            source: None,
+        }
+    }
+
+    /// A specific English message (translated where the catalog has it).
+    pub fn msg(mut self, message: impl Into<Cow<'static, str>>) -> Self {
+        self.message = Some(message.into());
+        self
+    }
+
+    pub fn details(mut self, details: serde_json::Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    pub fn field(mut self, field: impl Into<String>, message: impl Into<String>) -> Self {
+        self.errors.push(FieldError {
+            field: field.into(),
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn retry_after(mut self, secs: u64) -> Self {
+        self.retry_after_secs = Some(secs);
+        self
+    }
+
+    pub fn invalid(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::InvalidRequest).msg(message)
+    }
+
+    pub fn not_found() -> Self {
+        Self::new(ErrorCode::ResourceNotFound)
+    }
+
+    pub fn conflict(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::Conflict).msg(message)
+    }
+
+    pub fn unauthenticated() -> Self {
+        Self::new(ErrorCode::InvalidAuthentication)
+    }
+
+    pub fn unavailable(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::Unavailable).msg(message)
+    }
+
+    /// An unexpected failure: the cause is logged, the client sees `internal_error`.
+    pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
+        let mut e = Self::new(ErrorCode::InternalError);
+        e.source = Some(cause.into());
+        e
+    }
+
+    /// The message in English.
+    pub fn english(&self) -> &str {
+        self.message.as_deref().unwrap_or(self.code.default_message())
+    }
+
+    /// The response body, in the language of the current request.
+    pub fn body(&self) -> ErrorBody {
+        let (request_id, lang) = request_local::current();
+        ErrorBody {
+            code: self.code,
+            msg: lang.translate(self.english()).to_string(),
+            request_id,
+            errors: (!self.errors.is_empty()).then(|| self.errors.clone()),
+            details: self.details.clone(),
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> actix_web::http::StatusCode {
+        self.code.status()
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if self.code.status().is_server_error() {
+            match &self.source {
+                Some(cause) => tracing::error!(error.code = self.code.as_str(), error.cause = ?cause, "request failed"),
+                None => tracing::warn!(error.code = self.code.as_str(), error.message = self.english(), "request failed"),
+            }
+        } else {
+            tracing::debug!(error.code = self.code.as_str(), error.message = self.english(), "request refused");
+        }
+        let mut response = HttpResponse::build(self.code.status());
+        if let Some(secs) = self.retry_after_secs {
+            response.insert_header((header::RETRY_AFTER, secs.to_string()));
+        }
+        response.json(self.body())
+    }
+}
+
+impl From<sea_orm::DbErr> for ApiError {
+    fn from(err: sea_orm::DbErr) -> Self {
+        match err.sql_err() {
+            Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
+                Self::conflict("A resource with the same identity already exists")
+            }
+            _ if is_connection_error(&err) => {
+                let mut e = Self::unavailable("The database is unavailable");
+                e.source = Some(err.into());
+                e
+            }
+            _ => Self::internal(err),
+        }
+    }
+}
+
+fn is_connection_error(err: &sea_orm::DbErr) -> bool {
+    matches!(err, sea_orm::DbErr::ConnectionAcquire(_) | sea_orm::DbErr::Conn(_))
+}
+
+impl From<crate::session_store::StoreError> for ApiError {
+    fn from(err: crate::session_store::StoreError) -> Self {
+        let mut e = Self::unavailable("The session store is unavailable");
+        e.source = Some(err.into());
+        e
+    }
+}

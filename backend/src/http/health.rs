@@ -1,0 +1,40 @@
+//! `GET /healthz` (alive) and `GET /readyz` (database and session store reachable).
+
+use std::time::Duration;
+
+use actix_web::{web, HttpResponse};
+use serde_json::json;
+
+use crate::state::AppState;
+
+const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
+pub async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().json(json!({ "status": "ok" }))
+}
+
+pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    let database = tokio::time::timeout(CHECK_TIMEOUT, state.db.ping()).await;
+    let store = tokio::time::timeout(CHECK_TIMEOUT, state.store.ping()).await;
+    let verdict = |ok: bool| if ok { "ok" } else { "unavailable" };
+    let db_ok = matches!(database, Ok(Ok(())));
+    let store_ok = matches!(store, Ok(Ok(())));
+    if !db_ok {
+        tracing::warn!(check = "database", "readiness check failed");
+    }
+    if !store_ok {
+        tracing::warn!(check = "session_store", "readiness check failed");
+    }
+    let body = json!({
+        "status": verdict(db_ok && store_ok),
+        "checks": {
+            "database": verdict(db_ok),
+            "session_store": verdict(store_ok),
+        },
+    });
+    if db_ok && store_ok {
+        HttpResponse::Ok().json(body)
+    } else {
+        HttpResponse::ServiceUnavailable().json(body)
+    }
+}

@@ -1,0 +1,21 @@
+//! LangBot Core: the LangBot Application API, its MCP server and the bot runtime.
+//!
+//! Layers (see `docs/ARCHITECTURE.md`): transports (`catalog::http`, later MCP) → the operation
+//! catalog (`catalog`) → resource modules (`system`, …) → storage (`entities`, `db`,
+//! `session_store`).
+
+pub mod access;
+pub mod catalog;
+pub mod cli;
+pub mod config;
+pub mod db;
+pub mod entities;
+pub mod error;
+pub mod http;
+pub mod i18n;
+pub mod identity;
+pub mod session_store;
+pub mod startup;
+pub mod state;
+pub mod system;
+pub mod telemetry;

@@ -1,0 +1,44 @@
+//! The application state shared by every request and background task.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use ipnet::IpNet;
+use sea_orm::DatabaseConnection;
+
+use crate::config::{DatabaseKind, Settings};
+use crate::session_store::SharedStore;
+
+/// Cheap to clone: everything inside is shared.
+#[derive(Clone)]
+pub struct AppState {
+    pub settings: Arc<Settings>,
+    pub db: DatabaseConnection,
+    pub db_kind: DatabaseKind,
+    pub store: SharedStore,
+    pub trusted_proxies: Arc<Vec<IpNet>>,
+    /// This installation's id, stored in the database on first start.
+    pub instance_uuid: Arc<str>,
+    pub started_at: Instant,
+}
+
+impl AppState {
+    /// Connects storage, migrates and loads the instance identity.
+    pub async fn init(settings: Settings) -> anyhow::Result<Self> {
+        let db_kind = settings.database_kind()?;
+        let db = crate::db::connect(&settings.database_url(), db_kind).await?;
+        crate::db::migrate(&db, db_kind).await?;
+        let store = crate::session_store::connect(settings.redis.url.as_deref(), &settings.redis.prefix).await?;
+        let instance_uuid = crate::system::instance_uuid(&db).await?;
+        let trusted_proxies = crate::http::parse_trusted_proxies(&settings.api.trusted_proxies)?;
+        Ok(Self {
+            settings: Arc::new(settings),
+            db,
+            db_kind,
+            store,
+            trusted_proxies: Arc::new(trusted_proxies),
+            instance_uuid: instance_uuid.into(),
+            started_at: Instant::now(),
+        })
+    }
+}

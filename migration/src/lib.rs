@@ -1,0 +1,15 @@
+//! SeaORM migrations of LangBot Core. Depends on nothing internal: migrations describe
+//! tables by name, never through today's entities.
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261130_000001_identity;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261130_000001_identity::Migration)]
+    }
+}
