@@ -10,7 +10,11 @@ use crate::startup::{Application, ServerOptions};
 use crate::state::AppState;
 
 #[derive(Debug, Parser)]
-#[command(name = "langbot", version, about = "LangBot Core: the LangBot backend in Rust")]
+#[command(
+    name = "langbot",
+    version,
+    about = "LangBot Core: the LangBot backend in Rust"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -31,7 +35,8 @@ pub async fn serve() -> anyhow::Result<()> {
     let settings = Settings::load()?;
     crate::telemetry::init(&settings.log);
     let addr = settings.addr()?;
-    let listener = TcpListener::bind(addr).map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let listener =
+        TcpListener::bind(addr).map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
     let state = AppState::init(settings.clone()).await?;
     let store_kind = state.store.kind();
     let db_kind = state.db_kind.as_str();

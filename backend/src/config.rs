@@ -158,7 +158,11 @@ impl Settings {
         let config_path = match env_value("LANGBOT_CONFIG") {
             Some(path) => {
                 let path = PathBuf::from(path);
-                anyhow::ensure!(path.is_file(), "LANGBOT_CONFIG={} does not exist", path.display());
+                anyhow::ensure!(
+                    path.is_file(),
+                    "LANGBOT_CONFIG={} does not exist",
+                    path.display()
+                );
                 path
             }
             None => Path::new(&data_dir).join("config.yaml"),
@@ -185,11 +189,16 @@ impl Settings {
         self.database_kind()?;
         if let Some(url) = &self.redis.url {
             anyhow::ensure!(
-                url.starts_with("redis://") || url.starts_with("rediss://") || url.starts_with("unix://"),
+                url.starts_with("redis://")
+                    || url.starts_with("rediss://")
+                    || url.starts_with("unix://"),
                 "redis.url must start with redis://, rediss:// or unix://"
             );
         }
-        anyhow::ensure!(self.api.body_limit >= 1024, "api.body_limit must be at least 1KiB");
+        anyhow::ensure!(
+            self.api.body_limit >= 1024,
+            "api.body_limit must be at least 1KiB"
+        );
         anyhow::ensure!(
             self.auth.session_ttl >= Duration::from_secs(60),
             "auth.session_ttl must be at least one minute"
@@ -234,7 +243,10 @@ impl Settings {
 
     /// The directory of the built web UI.
     pub fn web_dir(&self) -> PathBuf {
-        self.web.dir.clone().unwrap_or_else(|| PathBuf::from("web/dist"))
+        self.web
+            .dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("web/dist"))
     }
 }
 
@@ -256,7 +268,9 @@ mod de {
             Scalar::Str(s) => match s.trim().to_ascii_lowercase().as_str() {
                 "true" | "1" | "yes" | "on" => Ok(true),
                 "false" | "0" | "no" | "off" => Ok(false),
-                other => Err(serde::de::Error::custom(format!("expected true or false, got {other:?}"))),
+                other => Err(serde::de::Error::custom(format!(
+                    "expected true or false, got {other:?}"
+                ))),
             },
             Scalar::Int(i) => Ok(i != 0),
         }
@@ -327,7 +341,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn load(vars: &[(&str, &str)]) -> anyhow::Result<Settings> {
-        let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         Settings::load_from(|k| map.get(k).cloned())
     }
 

@@ -4,13 +4,16 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use migration::{Migrator, MigratorTrait};
-use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, SqlxSqliteConnector, TransactionTrait};
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, SqlxSqliteConnector,
+    TransactionTrait,
+};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 use crate::config::DatabaseKind;
 
 /// An arbitrary constant: the advisory lock replicas take to migrate one at a time.
-const MIGRATION_LOCK_KEY: i64 = 0x4c61_6e67_426f_74;
+const MIGRATION_LOCK_KEY: i64 = 0x004c_616e_6742_6f74;
 
 /// Opens a connection pool for `url`.
 pub async fn connect(url: &str, kind: DatabaseKind) -> anyhow::Result<DatabaseConnection> {
@@ -58,8 +61,10 @@ pub async fn migrate(db: &DatabaseConnection, kind: DatabaseKind) -> anyhow::Res
         DatabaseKind::Sqlite => Migrator::up(db, None).await?,
         DatabaseKind::Postgres => {
             let txn = db.begin().await?;
-            txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})"))
-                .await?;
+            txn.execute_unprepared(&format!(
+                "SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})"
+            ))
+            .await?;
             Migrator::up(&txn, None).await?;
             txn.commit().await?;
         }

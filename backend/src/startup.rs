@@ -27,7 +27,9 @@ pub struct ServerOptions {
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2);
         Self {
             workers: cores.clamp(1, 8),
             handle_signals: true,
@@ -41,12 +43,19 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/readyz", web::get().to(http::health::readyz))
         .service(web::redirect("/api/docs", "/api/docs/"))
         .configure(catalog::http::configure)
-        .service(SwaggerUi::new("/api/docs/{_:.*}").url("/api/v1/openapi.json", catalog::openapi::document()));
+        .service(
+            SwaggerUi::new("/api/docs/{_:.*}")
+                .url("/api/v1/openapi.json", catalog::openapi::document()),
+        );
 }
 
 impl Application {
     /// Binds `listener` and prepares the server.
-    pub fn build(state: AppState, listener: TcpListener, options: ServerOptions) -> anyhow::Result<Self> {
+    pub fn build(
+        state: AppState,
+        listener: TcpListener,
+        options: ServerOptions,
+    ) -> anyhow::Result<Self> {
         let port = listener.local_addr()?.port();
         let data = web::Data::new(state);
         let mut server = HttpServer::new(move || {

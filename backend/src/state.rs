@@ -28,7 +28,9 @@ impl AppState {
         let db_kind = settings.database_kind()?;
         let db = crate::db::connect(&settings.database_url(), db_kind).await?;
         crate::db::migrate(&db, db_kind).await?;
-        let store = crate::session_store::connect(settings.redis.url.as_deref(), &settings.redis.prefix).await?;
+        let store =
+            crate::session_store::connect(settings.redis.url.as_deref(), &settings.redis.prefix)
+                .await?;
         let instance_uuid = crate::system::instance_uuid(&db).await?;
         let trusted_proxies = crate::http::parse_trusted_proxies(&settings.api.trusted_proxies)?;
         Ok(Self {

@@ -21,7 +21,12 @@ pub fn init(log: &LogSettings) {
         .with_writer(std::io::stderr);
     let result = match log.format {
         LogFormat::Text => builder.try_init(),
-        LogFormat::Json => builder.json().flatten_event(true).with_current_span(true).with_span_list(false).try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .try_init(),
     };
     // A second init (tests) keeps the first subscriber.
     drop(result);

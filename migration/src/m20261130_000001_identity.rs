@@ -12,19 +12,36 @@ impl MigrationName for Migration {
 }
 
 fn uuid_col(name: &str) -> ColumnDef {
-    ColumnDef::new(Alias::new(name)).string_len(36).not_null().to_owned()
+    ColumnDef::new(Alias::new(name))
+        .string_len(36)
+        .not_null()
+        .to_owned()
 }
 
 fn timestamps(t: &mut TableCreateStatement) -> &mut TableCreateStatement {
-    t.col(ColumnDef::new(Alias::new("created_at")).timestamp_with_time_zone().not_null())
-        .col(ColumnDef::new(Alias::new("updated_at")).timestamp_with_time_zone().not_null())
+    t.col(
+        ColumnDef::new(Alias::new("created_at"))
+            .timestamp_with_time_zone()
+            .not_null(),
+    )
+    .col(
+        ColumnDef::new(Alias::new("updated_at"))
+            .timestamp_with_time_zone()
+            .not_null(),
+    )
 }
 
 fn one_of(column: &str, values: &[&str]) -> SimpleExpr {
     Expr::col(Alias::new(column)).is_in(values.iter().map(|v| String::from(*v)))
 }
 
-fn fk(from_table: &str, from_col: &str, to_table: &str, to_col: &str, on_delete: ForeignKeyAction) -> ForeignKeyCreateStatement {
+fn fk(
+    from_table: &str,
+    from_col: &str,
+    to_table: &str,
+    to_col: &str,
+    on_delete: ForeignKeyAction,
+) -> ForeignKeyCreateStatement {
     ForeignKey::create()
         .name(format!("fk_{from_table}_{from_col}"))
         .from(Alias::new(from_table), Alias::new(from_col))
@@ -42,7 +59,12 @@ impl MigrationTrait for Migration {
             .create_table(
                 Table::create()
                     .table(Alias::new("instance_metadata"))
-                    .col(ColumnDef::new(Alias::new("key")).string_len(255).not_null().primary_key())
+                    .col(
+                        ColumnDef::new(Alias::new("key"))
+                            .string_len(255)
+                            .not_null()
+                            .primary_key(),
+                    )
                     .col(ColumnDef::new(Alias::new("value")).text().not_null())
                     .to_owned(),
             )
@@ -51,11 +73,30 @@ impl MigrationTrait for Migration {
         let mut users = Table::create();
         users
             .table(Alias::new("users"))
-            .col(ColumnDef::new(Alias::new("id")).integer().not_null().auto_increment().primary_key())
+            .col(
+                ColumnDef::new(Alias::new("id"))
+                    .integer()
+                    .not_null()
+                    .auto_increment()
+                    .primary_key(),
+            )
             .col(uuid_col("uuid").unique_key())
-            .col(ColumnDef::new(Alias::new("user")).string_len(255).not_null())
-            .col(ColumnDef::new(Alias::new("normalized_email")).string_len(320).not_null().unique_key())
-            .col(ColumnDef::new(Alias::new("password")).string_len(255).not_null())
+            .col(
+                ColumnDef::new(Alias::new("user"))
+                    .string_len(255)
+                    .not_null(),
+            )
+            .col(
+                ColumnDef::new(Alias::new("normalized_email"))
+                    .string_len(320)
+                    .not_null()
+                    .unique_key(),
+            )
+            .col(
+                ColumnDef::new(Alias::new("password"))
+                    .string_len(255)
+                    .not_null(),
+            )
             .col(
                 ColumnDef::new(Alias::new("status"))
                     .string_len(32)
@@ -63,13 +104,19 @@ impl MigrationTrait for Migration {
                     .default("active")
                     .check(one_of("status", &["active", "disabled", "deleted"])),
             );
-        manager.create_table(timestamps(&mut users).to_owned()).await?;
+        manager
+            .create_table(timestamps(&mut users).to_owned())
+            .await?;
 
         let mut workspaces = Table::create();
         workspaces
             .table(Alias::new("workspaces"))
             .col(uuid_col("uuid").primary_key())
-            .col(ColumnDef::new(Alias::new("name")).string_len(255).not_null())
+            .col(
+                ColumnDef::new(Alias::new("name"))
+                    .string_len(255)
+                    .not_null(),
+            )
             .col(
                 ColumnDef::new(Alias::new("status"))
                     .string_len(32)
@@ -77,9 +124,21 @@ impl MigrationTrait for Migration {
                     .default("active")
                     .check(one_of("status", &["active", "suspended", "archived"])),
             )
-            .col(ColumnDef::new(Alias::new("created_by_account_uuid")).string_len(36).null())
-            .foreign_key(&mut fk("workspaces", "created_by_account_uuid", "users", "uuid", ForeignKeyAction::SetNull));
-        manager.create_table(timestamps(&mut workspaces).to_owned()).await?;
+            .col(
+                ColumnDef::new(Alias::new("created_by_account_uuid"))
+                    .string_len(36)
+                    .null(),
+            )
+            .foreign_key(&mut fk(
+                "workspaces",
+                "created_by_account_uuid",
+                "users",
+                "uuid",
+                ForeignKeyAction::SetNull,
+            ));
+        manager
+            .create_table(timestamps(&mut workspaces).to_owned())
+            .await?;
 
         let mut memberships = Table::create();
         memberships
@@ -87,7 +146,12 @@ impl MigrationTrait for Migration {
             .col(uuid_col("uuid").primary_key())
             .col(uuid_col("workspace_uuid"))
             .col(uuid_col("account_uuid"))
-            .col(ColumnDef::new(Alias::new("role")).string_len(32).not_null().check(one_of("role", ROLES)))
+            .col(
+                ColumnDef::new(Alias::new("role"))
+                    .string_len(32)
+                    .not_null()
+                    .check(one_of("role", ROLES)),
+            )
             .col(
                 ColumnDef::new(Alias::new("status"))
                     .string_len(32)
@@ -95,10 +159,30 @@ impl MigrationTrait for Migration {
                     .default("active")
                     .check(one_of("status", &["active", "disabled", "removed"])),
             )
-            .col(ColumnDef::new(Alias::new("invited_by_account_uuid")).string_len(36).null())
-            .col(ColumnDef::new(Alias::new("joined_at")).timestamp_with_time_zone().null())
-            .foreign_key(&mut fk("workspace_memberships", "workspace_uuid", "workspaces", "uuid", ForeignKeyAction::Cascade))
-            .foreign_key(&mut fk("workspace_memberships", "account_uuid", "users", "uuid", ForeignKeyAction::Cascade))
+            .col(
+                ColumnDef::new(Alias::new("invited_by_account_uuid"))
+                    .string_len(36)
+                    .null(),
+            )
+            .col(
+                ColumnDef::new(Alias::new("joined_at"))
+                    .timestamp_with_time_zone()
+                    .null(),
+            )
+            .foreign_key(&mut fk(
+                "workspace_memberships",
+                "workspace_uuid",
+                "workspaces",
+                "uuid",
+                ForeignKeyAction::Cascade,
+            ))
+            .foreign_key(&mut fk(
+                "workspace_memberships",
+                "account_uuid",
+                "users",
+                "uuid",
+                ForeignKeyAction::Cascade,
+            ))
             .foreign_key(&mut fk(
                 "workspace_memberships",
                 "invited_by_account_uuid",
@@ -106,7 +190,9 @@ impl MigrationTrait for Migration {
                 "uuid",
                 ForeignKeyAction::SetNull,
             ));
-        manager.create_table(timestamps(&mut memberships).to_owned()).await?;
+        manager
+            .create_table(timestamps(&mut memberships).to_owned())
+            .await?;
         manager
             .create_index(
                 Index::create()
@@ -134,26 +220,59 @@ impl MigrationTrait for Migration {
             .table(Alias::new("workspace_invitations"))
             .col(uuid_col("uuid").primary_key())
             .col(uuid_col("workspace_uuid"))
-            .col(ColumnDef::new(Alias::new("normalized_email")).string_len(320).not_null())
+            .col(
+                ColumnDef::new(Alias::new("normalized_email"))
+                    .string_len(320)
+                    .not_null(),
+            )
             .col(
                 ColumnDef::new(Alias::new("role"))
                     .string_len(32)
                     .not_null()
-                    .check(one_of("role", &["admin", "developer", "operator", "viewer"])),
+                    .check(one_of(
+                        "role",
+                        &["admin", "developer", "operator", "viewer"],
+                    )),
             )
-            .col(ColumnDef::new(Alias::new("token_hash")).string_len(64).not_null().unique_key())
+            .col(
+                ColumnDef::new(Alias::new("token_hash"))
+                    .string_len(64)
+                    .not_null()
+                    .unique_key(),
+            )
             .col(
                 ColumnDef::new(Alias::new("status"))
                     .string_len(32)
                     .not_null()
                     .default("pending")
-                    .check(one_of("status", &["pending", "accepted", "revoked", "expired"])),
+                    .check(one_of(
+                        "status",
+                        &["pending", "accepted", "revoked", "expired"],
+                    )),
             )
-            .col(ColumnDef::new(Alias::new("expires_at")).timestamp_with_time_zone().not_null())
-            .col(ColumnDef::new(Alias::new("accepted_at")).timestamp_with_time_zone().null())
-            .col(ColumnDef::new(Alias::new("revoked_at")).timestamp_with_time_zone().null())
+            .col(
+                ColumnDef::new(Alias::new("expires_at"))
+                    .timestamp_with_time_zone()
+                    .not_null(),
+            )
+            .col(
+                ColumnDef::new(Alias::new("accepted_at"))
+                    .timestamp_with_time_zone()
+                    .null(),
+            )
+            .col(
+                ColumnDef::new(Alias::new("revoked_at"))
+                    .timestamp_with_time_zone()
+                    .null(),
+            )
             .col(uuid_col("created_by_account_uuid"))
-            .foreign_key(&mut fk("workspace_invitations", "workspace_uuid", "workspaces", "uuid", ForeignKeyAction::Cascade))
+            .foreign_key(&mut fk(
+                "workspace_invitations",
+                "workspace_uuid",
+                "workspaces",
+                "uuid",
+                ForeignKeyAction::Cascade,
+            ))
             .foreign_key(&mut fk(
                 "workspace_invitations",
                 "created_by_account_uuid",
@@ -161,19 +280,49 @@ impl MigrationTrait for Migration {
                 "uuid",
                 ForeignKeyAction::Cascade,
             ));
-        manager.create_table(timestamps(&mut invitations).to_owned()).await?;
+        manager
+            .create_table(timestamps(&mut invitations).to_owned())
+            .await?;
 
         let mut api_keys = Table::create();
         api_keys
             .table(Alias::new("api_keys"))
-            .col(ColumnDef::new(Alias::new("id")).integer().not_null().auto_increment().primary_key())
+            .col(
+                ColumnDef::new(Alias::new("id"))
+                    .integer()
+                    .not_null()
+                    .auto_increment()
+                    .primary_key(),
+            )
             .col(uuid_col("uuid").unique_key())
             .col(uuid_col("workspace_uuid"))
-            .col(ColumnDef::new(Alias::new("created_by_account_uuid")).string_len(36).null())
-            .col(ColumnDef::new(Alias::new("name")).string_len(255).not_null())
-            .col(ColumnDef::new(Alias::new("description")).string_len(512).not_null().default(""))
-            .col(ColumnDef::new(Alias::new("key_hash")).string_len(64).not_null().unique_key())
-            .col(ColumnDef::new(Alias::new("scopes")).json_binary().not_null())
+            .col(
+                ColumnDef::new(Alias::new("created_by_account_uuid"))
+                    .string_len(36)
+                    .null(),
+            )
+            .col(
+                ColumnDef::new(Alias::new("name"))
+                    .string_len(255)
+                    .not_null(),
+            )
+            .col(
+                ColumnDef::new(Alias::new("description"))
+                    .string_len(512)
+                    .not_null()
+                    .default(""),
+            )
+            .col(
+                ColumnDef::new(Alias::new("key_hash"))
+                    .string_len(64)
+                    .not_null()
+                    .unique_key(),
+            )
+            .col(
+                ColumnDef::new(Alias::new("scopes"))
+                    .json_binary()
+                    .not_null(),
+            )
             .col(
                 ColumnDef::new(Alias::new("status"))
                     .string_len(32)
@@ -181,12 +330,38 @@ impl MigrationTrait for Migration {
                     .default("active")
                     .check(one_of("status", &["active", "revoked"])),
             )
-            .col(ColumnDef::new(Alias::new("expires_at")).timestamp_with_time_zone().null())
-            .col(ColumnDef::new(Alias::new("last_used_at")).timestamp_with_time_zone().null())
-            .col(ColumnDef::new(Alias::new("revoked_at")).timestamp_with_time_zone().null())
-            .foreign_key(&mut fk("api_keys", "workspace_uuid", "workspaces", "uuid", ForeignKeyAction::Cascade))
-            .foreign_key(&mut fk("api_keys", "created_by_account_uuid", "users", "uuid", ForeignKeyAction::SetNull));
-        manager.create_table(timestamps(&mut api_keys).to_owned()).await?;
+            .col(
+                ColumnDef::new(Alias::new("expires_at"))
+                    .timestamp_with_time_zone()
+                    .null(),
+            )
+            .col(
+                ColumnDef::new(Alias::new("last_used_at"))
+                    .timestamp_with_time_zone()
+                    .null(),
+            )
+            .col(
+                ColumnDef::new(Alias::new("revoked_at"))
+                    .timestamp_with_time_zone()
+                    .null(),
+            )
+            .foreign_key(&mut fk(
+                "api_keys",
+                "workspace_uuid",
+                "workspaces",
+                "uuid",
+                ForeignKeyAction::Cascade,
+            ))
+            .foreign_key(&mut fk(
+                "api_keys",
+                "created_by_account_uuid",
+                "users",
+                "uuid",
+                ForeignKeyAction::SetNull,
+            ));
+        manager
+            .create_table(timestamps(&mut api_keys).to_owned())
+            .await?;
         manager
             .create_index(
                 Index::create()
@@ -205,8 +380,18 @@ impl MigrationTrait for Migration {
                     .col(uuid_col("workspace_uuid"))
                     .col(ColumnDef::new(Alias::new("key")).string_len(255).not_null())
                     .col(ColumnDef::new(Alias::new("value")).text().null())
-                    .primary_key(Index::create().col(Alias::new("workspace_uuid")).col(Alias::new("key")))
-                    .foreign_key(&mut fk("workspace_metadata", "workspace_uuid", "workspaces", "uuid", ForeignKeyAction::Cascade))
+                    .primary_key(
+                        Index::create()
+                            .col(Alias::new("workspace_uuid"))
+                            .col(Alias::new("key")),
+                    )
+                    .foreign_key(&mut fk(
+                        "workspace_metadata",
+                        "workspace_uuid",
+                        "workspaces",
+                        "uuid",
+                        ForeignKeyAction::Cascade,
+                    ))
                     .to_owned(),
             )
             .await?;
@@ -236,7 +421,9 @@ impl MigrationTrait for Migration {
             "users",
             "instance_metadata",
         ] {
-            manager.drop_table(Table::drop().table(Alias::new(table)).to_owned()).await?;
+            manager
+                .drop_table(Table::drop().table(Alias::new(table)).to_owned())
+                .await?;
         }
         Ok(())
     }

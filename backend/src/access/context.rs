@@ -24,9 +24,15 @@ pub struct Credentials {
 pub enum Principal {
     Anonymous,
     /// A logged-in account, through a session token (only its hash is kept).
-    Account { account_uuid: Uuid, session_hash: String },
+    Account {
+        account_uuid: Uuid,
+        session_hash: String,
+    },
     /// A Workspace API key.
-    ApiKey { key_id: i64, created_by: Option<Uuid> },
+    ApiKey {
+        key_id: i64,
+        created_by: Option<Uuid>,
+    },
     /// The instance-wide key from `LANGBOT_GLOBAL_API_KEY`.
     GlobalKey,
 }
@@ -58,7 +64,10 @@ impl WorkspaceCtx {
             Ok(())
         } else {
             Err(ApiError::new(ErrorCode::PermissionDenied)
-                .msg(format!("Missing Workspace permission: {}", permission.as_str()))
+                .msg(format!(
+                    "Missing Workspace permission: {}",
+                    permission.as_str()
+                ))
                 .details(serde_json::json!({ "permission": permission.as_str() })))
         }
     }
@@ -91,6 +100,9 @@ impl RequestCtx {
     }
 
     pub fn language(&self) -> Language {
-        self.workspace.as_ref().map(|w| w.language).unwrap_or_default()
+        self.workspace
+            .as_ref()
+            .map(|w| w.language)
+            .unwrap_or_default()
     }
 }

@@ -4,7 +4,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// A Workspace permission (LangBot's 15, serialized with their dotted names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
 pub enum Permission {
     #[serde(rename = "api_key.manage")]
     ApiKeyManage,
@@ -112,7 +114,10 @@ impl PermissionSet {
 
     /// The permissions in LangBot's sorted order.
     pub fn to_vec(self) -> Vec<Permission> {
-        Permission::ALL.into_iter().filter(|p| self.contains(*p)).collect()
+        Permission::ALL
+            .into_iter()
+            .filter(|p| self.contains(*p))
+            .collect()
     }
 }
 
@@ -134,7 +139,13 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Role; 5] = [Self::Owner, Self::Admin, Self::Developer, Self::Operator, Self::Viewer];
+    pub const ALL: [Role; 5] = [
+        Self::Owner,
+        Self::Admin,
+        Self::Developer,
+        Self::Operator,
+        Self::Viewer,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -189,10 +200,18 @@ mod tests {
         assert_eq!(count(Role::Developer), 6);
         assert_eq!(count(Role::Operator), 4);
         assert_eq!(count(Role::Viewer), 3);
-        assert!(!Role::Operator.permissions().contains(Permission::ResourceManage));
-        assert!(Role::Operator.permissions().contains(Permission::RuntimeOperate));
-        assert!(!Role::Admin.permissions().contains(Permission::BillingLinkManage));
-        assert!(!Role::Admin.permissions().contains(Permission::WorkspaceDelete));
+        assert!(!Role::Operator
+            .permissions()
+            .contains(Permission::ResourceManage));
+        assert!(Role::Operator
+            .permissions()
+            .contains(Permission::RuntimeOperate));
+        assert!(!Role::Admin
+            .permissions()
+            .contains(Permission::BillingLinkManage));
+        assert!(!Role::Admin
+            .permissions()
+            .contains(Permission::WorkspaceDelete));
     }
 
     #[test]

@@ -23,7 +23,11 @@ pub struct Envelope<T> {
 
 impl<T: Serialize> Envelope<T> {
     pub fn ok(data: T) -> HttpResponse {
-        HttpResponse::Ok().json(Envelope { code: 0, msg: "ok", data })
+        HttpResponse::Ok().json(Envelope {
+            code: 0,
+            msg: "ok",
+            data,
+        })
     }
 }
 
@@ -36,7 +40,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     for (path, routes) in by_path {
         let resource = routes
             .into_iter()
-            .fold(web::resource(format!("/api/v1{path}")), |res, route| res.route(route))
+            .fold(web::resource(format!("/api/v1{path}")), |res, route| {
+                res.route(route)
+            })
             .default_service(web::to(crate::http::method_not_allowed));
         cfg.service(resource);
     }
@@ -58,7 +64,10 @@ async fn handle<O: Operation>(
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> ApiResult<HttpResponse> {
-    let base = crate::access::RequestCtx::anonymous(RequestId::of(&req), client_ip(&req, &state.trusted_proxies));
+    let base = crate::access::RequestCtx::anonymous(
+        RequestId::of(&req),
+        client_ip(&req, &state.trusted_proxies),
+    );
     let ctx = authorize(&state, &O::META, &credentials(&req), base).await?;
     request_local::set_language(ctx.language());
     let input = Input {
@@ -89,7 +98,9 @@ pub fn credentials(req: &HttpRequest) -> Credentials {
     };
     let bearer = header("authorization").and_then(|v| {
         let (scheme, token) = v.split_once(' ')?;
-        scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_string())
+        scheme
+            .eq_ignore_ascii_case("bearer")
+            .then(|| token.trim().to_string())
     });
     Credentials {
         api_key: header("x-api-key"),
@@ -99,9 +110,14 @@ pub fn credentials(req: &HttpRequest) -> Credentials {
 }
 
 /// Reads a request body up to `limit` bytes; beyond it, 413.
-pub async fn read_body(req: &HttpRequest, mut payload: web::Payload, limit: u64) -> ApiResult<web::BytesMut> {
+pub async fn read_body(
+    req: &HttpRequest,
+    mut payload: web::Payload,
+    limit: u64,
+) -> ApiResult<web::BytesMut> {
     let too_large = || {
-        ApiError::new(ErrorCode::PayloadTooLarge).details(serde_json::json!({ "limit_bytes": limit }))
+        ApiError::new(ErrorCode::PayloadTooLarge)
+            .details(serde_json::json!({ "limit_bytes": limit }))
     };
     let declared = req
         .headers()
@@ -113,7 +129,8 @@ pub async fn read_body(req: &HttpRequest, mut payload: web::Payload, limit: u64)
     }
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| ApiError::invalid(format!("Could not read the request body: {e}")))?;
+        let chunk = chunk
+            .map_err(|e| ApiError::invalid(format!("Could not read the request body: {e}")))?;
         if (body.len() + chunk.len()) as u64 > limit {
             return Err(too_large());
         }

@@ -155,6 +155,7 @@ mod tests {
         #[validate(length(min = 1, max = 5))]
         name: String,
         #[serde(default)]
+        #[expect(dead_code, reason = "only deserialized")]
         nested: Option<Nested>,
     }
 
@@ -183,10 +184,14 @@ mod tests {
     #[test]
     fn errors_name_the_field_path() {
         let err = parse_body::<Body>(br#"{"name":"a","nested":{"count":"x"}}"#).err();
-        let fields: Vec<String> = err.map(|e| e.errors.into_iter().map(|f| f.field).collect()).unwrap_or_default();
+        let fields: Vec<String> = err
+            .map(|e| e.errors.into_iter().map(|f| f.field).collect())
+            .unwrap_or_default();
         assert_eq!(fields, vec!["nested.count".to_string()]);
         let err = parse_body::<Body>(br#"{"name":"toolong"}"#).err();
-        let fields: Vec<String> = err.map(|e| e.errors.into_iter().map(|f| f.field).collect()).unwrap_or_default();
+        let fields: Vec<String> = err
+            .map(|e| e.errors.into_iter().map(|f| f.field).collect())
+            .unwrap_or_default();
         assert_eq!(fields, vec!["name".to_string()]);
     }
 }

@@ -4,14 +4,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
 use utoipa::openapi::extensions::ExtensionsBuilder;
-use utoipa::openapi::tag::TagBuilder;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
-use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::security::{
+    ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme,
+};
+use utoipa::openapi::tag::TagBuilder;
 use utoipa::openapi::{
-    ComponentsBuilder, ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths, Ref, RefOr, Required,
-    ResponseBuilder, ResponsesBuilder, Schema,
+    ComponentsBuilder, ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths, Ref, RefOr,
+    Required, ResponseBuilder, ResponsesBuilder, Schema,
 };
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
@@ -50,7 +52,11 @@ fn http_method(m: Method) -> HttpMethod {
 /// Error codes any operation with this access rule and input may answer with.
 fn error_codes<O: Operation>() -> BTreeSet<&'static str> {
     let meta = &O::META;
-    let mut codes = vec![ErrorCode::InvalidRequest, ErrorCode::InternalError, ErrorCode::Unavailable];
+    let mut codes = vec![
+        ErrorCode::InvalidRequest,
+        ErrorCode::InternalError,
+        ErrorCode::Unavailable,
+    ];
     if has_body::<O>() {
         codes.extend([ErrorCode::InvalidJson, ErrorCode::PayloadTooLarge]);
     }
@@ -78,7 +84,12 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
         schemas.reference::<O::Output>()
     };
     let envelope = ObjectBuilder::new()
-        .property("code", ObjectBuilder::new().schema_type(Type::Integer).enum_values(Some([0])))
+        .property(
+            "code",
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .enum_values(Some([0])),
+        )
         .property("msg", ObjectBuilder::new().schema_type(Type::String))
         .property("data", data)
         .required("code")
@@ -89,22 +100,31 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
     let mut by_status: BTreeMap<u16, Vec<&str>> = BTreeMap::new();
     for code in ErrorCode::ALL {
         if codes.contains(code.as_str()) {
-            by_status.entry(code.status().as_u16()).or_default().push(code.as_str());
+            by_status
+                .entry(code.status().as_u16())
+                .or_default()
+                .push(code.as_str());
         }
     }
     let error_ref = schemas.reference::<ErrorBody>();
     let mut responses = ResponsesBuilder::new().response(
         "200",
-        ResponseBuilder::new()
-            .description("Success")
-            .content("application/json", ContentBuilder::new().schema(Some(envelope)).build()),
+        ResponseBuilder::new().description("Success").content(
+            "application/json",
+            ContentBuilder::new().schema(Some(envelope)).build(),
+        ),
     );
     for (status, names) in &by_status {
         responses = responses.response(
             status.to_string(),
             ResponseBuilder::new()
                 .description(format!("Error: {}", names.join(", ")))
-                .content("application/json", ContentBuilder::new().schema(Some(error_ref.clone())).build()),
+                .content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(error_ref.clone()))
+                        .build(),
+                ),
         );
     }
 
@@ -143,7 +163,12 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
         op = op.request_body(Some(
             RequestBodyBuilder::new()
                 .required(Some(Required::True))
-                .content("application/json", ContentBuilder::new().schema(Some(schemas.reference::<O::Body>())).build())
+                .content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(schemas.reference::<O::Body>()))
+                        .build(),
+                )
                 .build(),
         ));
     }
@@ -151,7 +176,12 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
 }
 
 /// A plain operation for the endpoints outside the catalog (health, spec, docs).
-fn plain(id: &str, summary: &str, tag: &str, description: &str) -> utoipa::openapi::path::Operation {
+fn plain(
+    id: &str,
+    summary: &str,
+    tag: &str,
+    description: &str,
+) -> utoipa::openapi::path::Operation {
     OperationBuilder::new()
         .operation_id(Some(id))
         .summary(Some(summary))
@@ -162,7 +192,9 @@ fn plain(id: &str, summary: &str, tag: &str, description: &str) -> utoipa::opena
                 "200",
                 ResponseBuilder::new().description(description).content(
                     "application/json",
-                    ContentBuilder::new().schema(Some(ObjectBuilder::new().schema_type(Type::Object))).build(),
+                    ContentBuilder::new()
+                        .schema(Some(ObjectBuilder::new().schema_type(Type::Object)))
+                        .build(),
                 ),
             ),
         )
@@ -180,12 +212,21 @@ pub fn document() -> OpenApi {
     for op in operations() {
         let meta = op.meta();
         tags.insert(meta.tag);
-        paths.add_path_operation(format!("/api/v1{}", meta.path), vec![http_method(meta.method)], op.openapi(&mut schemas));
+        paths.add_path_operation(
+            format!("/api/v1{}", meta.path),
+            vec![http_method(meta.method)],
+            op.openapi(&mut schemas),
+        );
     }
     paths.add_path_operation(
         "/healthz",
         vec![HttpMethod::Get],
-        plain("healthz", "Liveness", "system", "The process is alive: `{\"status\":\"ok\"}`"),
+        plain(
+            "healthz",
+            "Liveness",
+            "system",
+            "The process is alive: `{\"status\":\"ok\"}`",
+        ),
     );
     paths.add_path_operation(
         "/readyz",
@@ -200,7 +241,12 @@ pub fn document() -> OpenApi {
     paths.add_path_operation(
         "/api/v1/openapi.json",
         vec![HttpMethod::Get],
-        plain("get_openapi", "This OpenAPI document", "system", "The OpenAPI 3.1 document"),
+        plain(
+            "get_openapi",
+            "This OpenAPI document",
+            "system",
+            "The OpenAPI 3.1 document",
+        ),
     );
 
     let components = ComponentsBuilder::new()
@@ -253,7 +299,42 @@ pub fn document() -> OpenApi {
 
 /// The document as pretty JSON with a trailing newline (the committed form).
 pub fn document_json() -> String {
-    let mut s = document().to_pretty_json().unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+    let mut value =
+        serde_json::to_value(document()).unwrap_or_else(|e| json!({ "error": e.to_string() }));
+    order_extensions(&mut value);
+    let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// utoipa keeps `x-` extensions in a hash map; sort them so the output is reproducible.
+fn order_extensions(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<_> = std::mem::take(map).into_iter().collect();
+            entries.sort_by(
+                |(a, _), (b, _)| match (a.starts_with("x-"), b.starts_with("x-")) {
+                    (true, true) => a.cmp(b),
+                    (x, y) => x.cmp(&y),
+                },
+            );
+            for (k, mut v) in entries {
+                order_extensions(&mut v);
+                map.insert(k, v);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(order_extensions),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_document_is_reproducible() {
+        let first = super::document_json();
+        for _ in 0..5 {
+            assert_eq!(super::document_json(), first);
+        }
+    }
 }

@@ -143,7 +143,10 @@ mod tests {
     #[test]
     fn names_match_serde() -> Result<(), serde_json::Error> {
         for code in ErrorCode::ALL {
-            assert_eq!(serde_json::to_value(code)?, serde_json::json!(code.as_str()));
+            assert_eq!(
+                serde_json::to_value(code)?,
+                serde_json::json!(code.as_str())
+            );
         }
         Ok(())
     }

@@ -116,7 +116,9 @@ impl ApiError {
 
     /// The message in English.
     pub fn english(&self) -> &str {
-        self.message.as_deref().unwrap_or(self.code.default_message())
+        self.message
+            .as_deref()
+            .unwrap_or(self.code.default_message())
     }
 
     /// The response body, in the language of the current request.
@@ -140,11 +142,21 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         if self.code.status().is_server_error() {
             match &self.source {
-                Some(cause) => tracing::error!(error.code = self.code.as_str(), error.cause = ?cause, "request failed"),
-                None => tracing::warn!(error.code = self.code.as_str(), error.message = self.english(), "request failed"),
+                Some(cause) => {
+                    tracing::error!(error.code = self.code.as_str(), error.cause = ?cause, "request failed")
+                }
+                None => tracing::warn!(
+                    error.code = self.code.as_str(),
+                    error.message = self.english(),
+                    "request failed"
+                ),
             }
         } else {
-            tracing::debug!(error.code = self.code.as_str(), error.message = self.english(), "request refused");
+            tracing::debug!(
+                error.code = self.code.as_str(),
+                error.message = self.english(),
+                "request refused"
+            );
         }
         let mut response = HttpResponse::build(self.code.status());
         if let Some(secs) = self.retry_after_secs {
@@ -171,7 +183,10 @@ impl From<sea_orm::DbErr> for ApiError {
 }
 
 fn is_connection_error(err: &sea_orm::DbErr) -> bool {
-    matches!(err, sea_orm::DbErr::ConnectionAcquire(_) | sea_orm::DbErr::Conn(_))
+    matches!(
+        err,
+        sea_orm::DbErr::ConnectionAcquire(_) | sea_orm::DbErr::Conn(_)
+    )
 }
 
 impl From<crate::session_store::StoreError> for ApiError {

@@ -15,7 +15,9 @@ pub use request_id::{middleware as request_id_middleware, RequestId};
 
 /// JSON 404 for any unknown path.
 pub async fn not_found() -> HttpResponse {
-    ApiError::not_found().msg("No such endpoint").error_response()
+    ApiError::not_found()
+        .msg("No such endpoint")
+        .error_response()
 }
 
 /// JSON 405 for a known path with another method.
@@ -30,7 +32,9 @@ pub fn parse_trusted_proxies(items: &[String]) -> anyhow::Result<Vec<IpNet>> {
         .map(|s| {
             s.parse::<IpNet>()
                 .or_else(|_| s.parse::<IpAddr>().map(IpNet::from))
-                .map_err(|_| anyhow::anyhow!("api.trusted_proxies: {s:?} is not an address or CIDR block"))
+                .map_err(|_| {
+                    anyhow::anyhow!("api.trusted_proxies: {s:?} is not an address or CIDR block")
+                })
         })
         .collect()
 }
@@ -43,9 +47,17 @@ pub fn client_ip(req: &HttpRequest, trusted: &[IpNet]) -> Option<IpAddr> {
     if !is_trusted(&peer) {
         return Some(peer);
     }
-    let forwarded = req.headers().get("x-forwarded-for").and_then(|v| v.to_str().ok());
+    let forwarded = req
+        .headers()
+        .get("x-forwarded-for")
+        .and_then(|v| v.to_str().ok());
     let hops: Vec<IpAddr> = forwarded
         .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
         .unwrap_or_default();
-    Some(hops.into_iter().rev().find(|ip| !is_trusted(ip)).unwrap_or(peer))
+    Some(
+        hops.into_iter()
+            .rev()
+            .find(|ip| !is_trusted(ip))
+            .unwrap_or(peer),
+    )
 }

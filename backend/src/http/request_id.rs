@@ -56,7 +56,8 @@ pub async fn middleware(
         .instrument(span.clone())
         .await?;
     if let Ok(value) = HeaderValue::from_str(&id) {
-        res.headers_mut().insert(HeaderName::from_static(HEADER), value);
+        res.headers_mut()
+            .insert(HeaderName::from_static(HEADER), value);
     }
     let status = res.status().as_u16();
     let duration_ms = started.elapsed().as_secs_f64() * 1000.0;

@@ -13,15 +13,27 @@ const ZH_HANS: Table = &[
     ("A Workspace is required", "需要指定工作区"),
     ("Resource not found", "资源不存在"),
     ("Method not allowed", "不支持该请求方法"),
-    ("The request conflicts with the current state", "请求与当前状态冲突"),
-    ("Too many requests, please retry later", "请求过于频繁，请稍后重试"),
+    (
+        "The request conflicts with the current state",
+        "请求与当前状态冲突",
+    ),
+    (
+        "Too many requests, please retry later",
+        "请求过于频繁，请稍后重试",
+    ),
     ("Not available in this edition", "当前版本不支持此功能"),
     ("Unsupported language", "不支持的语言"),
     ("Invalid API key settings", "API 密钥设置无效"),
     ("The provider still has models", "该模型供应商下仍有模型"),
     ("A default pipeline already exists", "已存在默认流水线"),
-    ("The pipeline is used by bot routes", "该流水线正被机器人路由使用"),
-    ("The session is busy with a running task", "该会话正在执行任务"),
+    (
+        "The pipeline is used by bot routes",
+        "该流水线正被机器人路由使用",
+    ),
+    (
+        "The session is busy with a running task",
+        "该会话正在执行任务",
+    ),
     ("The model test failed", "模型测试失败"),
     ("The upstream service failed", "上游服务出错"),
     ("Service unavailable", "服务不可用"),
@@ -35,7 +47,10 @@ const ZH_HANT: Table = &[
     ("Invalid authentication credentials", "身分驗證憑據無效"),
     ("Permission denied", "權限不足"),
     ("Resource not found", "資源不存在"),
-    ("Too many requests, please retry later", "請求過於頻繁，請稍後重試"),
+    (
+        "Too many requests, please retry later",
+        "請求過於頻繁，請稍後重試",
+    ),
     ("Unsupported language", "不支援的語言"),
     ("Internal server error", "伺服器內部錯誤"),
 ];
@@ -47,7 +62,10 @@ const JA_JP: Table = &[
     ("Invalid authentication credentials", "認証情報が無効です"),
     ("Permission denied", "権限がありません"),
     ("Resource not found", "リソースが見つかりません"),
-    ("Too many requests, please retry later", "リクエストが多すぎます。しばらくしてから再試行してください"),
+    (
+        "Too many requests, please retry later",
+        "リクエストが多すぎます。しばらくしてから再試行してください",
+    ),
     ("Unsupported language", "サポートされていない言語です"),
     ("Internal server error", "サーバー内部エラー"),
 ];

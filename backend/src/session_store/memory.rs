@@ -193,7 +193,10 @@ impl SessionStore for MemoryStore {
 
     async fn unlock(&self, key: &str, token: &LockToken) -> StoreResult<bool> {
         let mut inner = self.lock();
-        if inner.live(key).is_some_and(|e| e.value == token.0.as_bytes()) {
+        if inner
+            .live(key)
+            .is_some_and(|e| e.value == token.0.as_bytes())
+        {
             inner.entries.remove(key);
             return Ok(true);
         }

@@ -75,7 +75,9 @@ impl SessionStore for RedisStore {
 
     async fn ping(&self) -> StoreResult<()> {
         let mut conn = self.conn();
-        timed(redis::cmd("PING").query_async::<String>(&mut conn)).await.map(|_| ())
+        timed(redis::cmd("PING").query_async::<String>(&mut conn))
+            .await
+            .map(|_| ())
     }
 
     async fn get(&self, key: &str) -> StoreResult<Option<Vec<u8>>> {
@@ -96,7 +98,11 @@ impl SessionStore for RedisStore {
     async fn set_if_absent(&self, key: &str, value: &[u8], ttl: Duration) -> StoreResult<bool> {
         let mut conn = self.conn();
         let mut cmd = redis::cmd("SET");
-        cmd.arg(self.key(key)).arg(value).arg("PX").arg(millis(ttl)).arg("NX");
+        cmd.arg(self.key(key))
+            .arg(value)
+            .arg("PX")
+            .arg(millis(ttl))
+            .arg("NX");
         timed(cmd.query_async::<Option<String>>(&mut conn))
             .await
             .map(|r| r.is_some())
@@ -104,13 +110,17 @@ impl SessionStore for RedisStore {
 
     async fn delete(&self, key: &str) -> StoreResult<bool> {
         let mut conn = self.conn();
-        timed(conn.del::<_, i64>(self.key(key))).await.map(|n| n > 0)
+        timed(conn.del::<_, i64>(self.key(key)))
+            .await
+            .map(|n| n > 0)
     }
 
     async fn expire(&self, key: &str, ttl: Duration) -> StoreResult<bool> {
         let mut conn = self.conn();
         let ms = i64::try_from(millis(ttl)).unwrap_or(i64::MAX);
-        timed(conn.pexpire::<_, i64>(self.key(key), ms)).await.map(|n| n > 0)
+        timed(conn.pexpire::<_, i64>(self.key(key), ms))
+            .await
+            .map(|n| n > 0)
     }
 
     async fn ttl(&self, key: &str) -> StoreResult<Option<Duration>> {
@@ -129,14 +139,20 @@ impl SessionStore for RedisStore {
 
     async fn publish(&self, channel: &str, message: &[u8]) -> StoreResult<()> {
         let mut conn = self.conn();
-        timed(conn.publish::<_, _, i64>(self.key(channel), message)).await.map(|_| ())
+        timed(conn.publish::<_, _, i64>(self.key(channel), message))
+            .await
+            .map(|_| ())
     }
 
     async fn subscribe(&self, channel: &str) -> StoreResult<Subscription> {
         let client = self.client.clone();
         let mut pubsub = timed(client.get_async_pubsub()).await?;
         timed(pubsub.subscribe(self.key(channel))).await?;
-        Ok(Box::pin(pubsub.into_on_message().map(|msg| msg.get_payload_bytes().to_vec())))
+        Ok(Box::pin(
+            pubsub
+                .into_on_message()
+                .map(|msg| msg.get_payload_bytes().to_vec()),
+        ))
     }
 
     async fn try_lock(&self, key: &str, ttl: Duration) -> StoreResult<Option<LockToken>> {
@@ -150,7 +166,9 @@ impl SessionStore for RedisStore {
         let script = Script::new(UNLOCK);
         let mut invocation = script.key(self.key(key));
         invocation.arg(&token.0);
-        timed(invocation.invoke_async::<i64>(&mut conn)).await.map(|n| n > 0)
+        timed(invocation.invoke_async::<i64>(&mut conn))
+            .await
+            .map(|n| n > 0)
     }
 
     async fn extend_lock(&self, key: &str, token: &LockToken, ttl: Duration) -> StoreResult<bool> {
@@ -158,6 +176,8 @@ impl SessionStore for RedisStore {
         let script = Script::new(EXTEND);
         let mut invocation = script.key(self.key(key));
         invocation.arg(&token.0).arg(millis(ttl));
-        timed(invocation.invoke_async::<i64>(&mut conn)).await.map(|n| n > 0)
+        timed(invocation.invoke_async::<i64>(&mut conn))
+            .await
+            .map(|n| n > 0)
     }
 }

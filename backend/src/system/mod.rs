@@ -13,7 +13,10 @@ const INSTANCE_UUID_KEY: &str = "instance_uuid";
 
 /// Reads this installation's id, creating it on first start (first writer wins).
 pub async fn instance_uuid(db: &DatabaseConnection) -> anyhow::Result<String> {
-    if let Some(row) = instance_metadata::Entity::find_by_id(INSTANCE_UUID_KEY).one(db).await? {
+    if let Some(row) = instance_metadata::Entity::find_by_id(INSTANCE_UUID_KEY)
+        .one(db)
+        .await?
+    {
         return Ok(row.value);
     }
     let candidate = instance_metadata::ActiveModel {

@@ -31,12 +31,21 @@ impl Operation for GetSystemInfo {
     type Body = NoBody;
     type Output = SystemInfo;
 
-    async fn run(state: &AppState, _: &RequestCtx, _: Input<NoParams, NoParams, NoBody>) -> ApiResult<SystemInfo> {
+    async fn run(
+        state: &AppState,
+        _: &RequestCtx,
+        _: Input<NoParams, NoParams, NoBody>,
+    ) -> ApiResult<SystemInfo> {
         let initialized = user::Entity::find().count(&state.db).await? > 0;
         let multi = state.settings.workspaces.multi;
         Ok(SystemInfo {
             version: env!("CARGO_PKG_VERSION").into(),
-            edition: if multi { "multi-workspace" } else { "community" }.into(),
+            edition: if multi {
+                "multi-workspace"
+            } else {
+                "community"
+            }
+            .into(),
             initialized,
             multi_workspace: multi,
         })

@@ -1,0 +1,21 @@
+//! Spawning the app and talking to it.
+
+mod backend;
+mod chaos;
+mod client;
+
+pub use backend::test_store;
+pub use chaos::ChaosProxy;
+pub use client::TestApp;
+
+use langbot::config::Settings;
+
+/// Spawns the app on the configured back ends with default settings.
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+/// Spawns the app after `configure` adjusted its settings.
+pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
+    TestApp::spawn(configure).await
+}
