@@ -15,6 +15,15 @@ use crate::config::DatabaseKind;
 /// An arbitrary constant: the advisory lock replicas take to migrate one at a time.
 const MIGRATION_LOCK_KEY: i64 = 0x004c_616e_6742_6f74;
 
+/// The current time at the database's precision (microseconds), so what an operation returns
+/// equals what a later read returns.
+pub fn now() -> chrono::DateTime<chrono::Utc> {
+    use chrono::{DurationRound, TimeDelta};
+    let now = chrono::Utc::now();
+    now.duration_trunc(TimeDelta::microseconds(1))
+        .unwrap_or(now)
+}
+
 /// Opens a connection pool for `url`.
 pub async fn connect(url: &str, kind: DatabaseKind) -> anyhow::Result<DatabaseConnection> {
     match kind {

@@ -5,6 +5,8 @@
 //! `session_store`).
 
 pub mod access;
+pub mod accounts;
+pub mod apikeys;
 pub mod catalog;
 pub mod cli;
 pub mod config;
@@ -19,3 +21,4 @@ pub mod startup;
 pub mod state;
 pub mod system;
 pub mod telemetry;
+pub mod workspaces;

@@ -7,6 +7,8 @@ use ipnet::IpNet;
 use sea_orm::DatabaseConnection;
 
 use crate::config::{DatabaseKind, Settings};
+use crate::identity::password::PasswordHasherPool;
+use crate::identity::IdentityCache;
 use crate::session_store::SharedStore;
 
 /// Cheap to clone: everything inside is shared.
@@ -20,6 +22,9 @@ pub struct AppState {
     /// This installation's id, stored in the database on first start.
     pub instance_uuid: Arc<str>,
     pub started_at: Instant,
+    /// Identity caches (API keys, languages), kept coherent across replicas.
+    pub identity: Arc<IdentityCache>,
+    pub passwords: PasswordHasherPool,
 }
 
 impl AppState {
@@ -33,6 +38,8 @@ impl AppState {
                 .await?;
         let instance_uuid = crate::system::instance_uuid(&db).await?;
         let trusted_proxies = crate::http::parse_trusted_proxies(&settings.api.trusted_proxies)?;
+        let identity = Arc::new(IdentityCache::default());
+        identity.spawn_listener(store.clone());
         Ok(Self {
             settings: Arc::new(settings),
             db,
@@ -41,6 +48,8 @@ impl AppState {
             trusted_proxies: Arc::new(trusted_proxies),
             instance_uuid: instance_uuid.into(),
             started_at: Instant::now(),
+            identity,
+            passwords: PasswordHasherPool::default(),
         })
     }
 }

@@ -19,6 +19,16 @@ pub struct Credentials {
     pub workspace_id: Option<String>,
 }
 
+/// A session token held for the request (`check-token` answers with it); never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SessionToken(pub String);
+
+impl std::fmt::Debug for SessionToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionToken(***)")
+    }
+}
+
 /// Who is calling.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Principal {
@@ -27,11 +37,15 @@ pub enum Principal {
     Account {
         account_uuid: Uuid,
         session_hash: String,
+        token: SessionToken,
     },
     /// A Workspace API key.
     ApiKey {
-        key_id: i64,
+        key_id: i32,
+        key_uuid: String,
         created_by: Option<Uuid>,
+        scopes: PermissionSet,
+        expires_at: Option<chrono::DateTime<chrono::Utc>>,
     },
     /// The instance-wide key from `LANGBOT_GLOBAL_API_KEY`.
     GlobalKey,
@@ -97,6 +111,14 @@ impl RequestCtx {
         self.workspace
             .as_ref()
             .ok_or_else(|| ApiError::new(ErrorCode::WorkspaceRequired))
+    }
+
+    /// The calling account, or 401 for other principals.
+    pub fn account(&self) -> ApiResult<Uuid> {
+        match &self.principal {
+            Principal::Account { account_uuid, .. } => Ok(*account_uuid),
+            _ => Err(ApiError::unauthenticated()),
+        }
     }
 
     pub fn language(&self) -> Language {

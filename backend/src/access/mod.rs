@@ -3,5 +3,5 @@
 mod context;
 mod permission;
 
-pub use context::{Credentials, Principal, RequestCtx, WorkspaceCtx};
+pub use context::{Credentials, Principal, RequestCtx, SessionToken, WorkspaceCtx};
 pub use permission::{Permission, PermissionSet, Role};

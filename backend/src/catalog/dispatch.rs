@@ -92,8 +92,45 @@ impl<O: Operation> DynOperation for Op<O> {
 pub fn operations() -> &'static [Box<dyn DynOperation>] {
     static LIST: OnceLock<Vec<Box<dyn DynOperation>>> = OnceLock::new();
     LIST.get_or_init(|| {
+        use crate::accounts::ops as user;
+        use crate::apikeys::ops as keys;
         use crate::system::ops as system;
-        vec![op::<system::GetSystemInfo>()]
+        use crate::workspaces::ops as ws;
+        vec![
+            // system
+            op::<system::GetSystemInfo>(),
+            op::<system::GetSystemContext>(),
+            // accounts and sessions
+            op::<user::GetInitStatus>(),
+            op::<user::InitAccount>(),
+            op::<user::Login>(),
+            op::<user::CheckToken>(),
+            op::<user::Logout>(),
+            op::<user::ChangePassword>(),
+            op::<user::GetUserInfo>(),
+            // Workspaces, members, invitations, settings
+            op::<ws::ListWorkspaces>(),
+            op::<ws::CreateWorkspace>(),
+            op::<ws::GetCurrentWorkspace>(),
+            op::<ws::GetWorkspace>(),
+            op::<ws::RenameWorkspace>(),
+            op::<ws::GetLanguage>(),
+            op::<ws::SetLanguage>(),
+            op::<ws::ListMembers>(),
+            op::<ws::ChangeMemberRole>(),
+            op::<ws::RemoveMember>(),
+            op::<ws::ListInvitations>(),
+            op::<ws::CreateInvitation>(),
+            op::<ws::RevokeInvitation>(),
+            op::<ws::InspectInvitation>(),
+            op::<ws::AcceptInvitationOp>(),
+            // API keys
+            op::<keys::ListApiKeys>(),
+            op::<keys::CreateApiKeyOp>(),
+            op::<keys::GetApiKey>(),
+            op::<keys::UpdateApiKeyOp>(),
+            op::<keys::DeleteApiKey>(),
+        ]
     })
 }
 

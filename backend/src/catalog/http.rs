@@ -68,7 +68,12 @@ async fn handle<O: Operation>(
         RequestId::of(&req),
         client_ip(&req, &state.trusted_proxies),
     );
-    let ctx = authorize(&state, &O::META, &credentials(&req), base).await?;
+    let mut creds = credentials(&req);
+    // A path naming a Workspace selects it, unless `X-Workspace-Id` already did.
+    if creds.workspace_id.is_none() {
+        creds.workspace_id = req.match_info().get("workspace_uuid").map(str::to_string);
+    }
+    let ctx = authorize(&state, &O::META, &creds, base).await?;
     request_local::set_language(ctx.language());
     let input = Input {
         path: req

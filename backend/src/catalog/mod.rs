@@ -5,6 +5,7 @@ mod dispatch;
 pub mod http;
 mod input;
 pub mod openapi;
+mod page;
 mod types;
 
 use std::future::Future;
@@ -20,6 +21,7 @@ use crate::state::AppState;
 
 pub use dispatch::{operations, DynOperation};
 pub use input::Input;
+pub use page::{PageInfo, PageQuery};
 pub use types::{NoBody, NoParams, Null};
 
 /// HTTP method of an operation.
@@ -49,6 +51,8 @@ impl Method {
 pub enum Access {
     /// No credentials.
     Public,
+    /// No credentials needed, but a session token, when sent, identifies the account.
+    OptionalSession,
     /// A session token; no Workspace context (account operations).
     Account,
     /// A session token, in the selected Workspace.
@@ -61,6 +65,7 @@ impl Access {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Public => "none",
+            Self::OptionalSession => "none_or_session",
             Self::Account => "session",
             Self::SessionWorkspace => "session",
             Self::Workspace => "session_or_api_key",

@@ -130,6 +130,10 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
 
     let security = match meta.access {
         Access::Public => Vec::new(),
+        Access::OptionalSession => vec![
+            SecurityRequirement::default(),
+            SecurityRequirement::new::<_, _, String>("session", []),
+        ],
         Access::Account | Access::SessionWorkspace => {
             vec![SecurityRequirement::new::<_, _, String>("session", [])]
         }

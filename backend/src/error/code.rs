@@ -29,6 +29,8 @@ pub enum ErrorCode {
     UpstreamError,
     Unavailable,
     InternalError,
+    LastOwnerRequired,
+    InvitationInvalid,
 }
 
 impl ErrorCode {
@@ -55,6 +57,8 @@ impl ErrorCode {
         Self::UpstreamError,
         Self::Unavailable,
         Self::InternalError,
+        Self::LastOwnerRequired,
+        Self::InvitationInvalid,
     ];
 
     pub fn status(self) -> StatusCode {
@@ -63,7 +67,9 @@ impl ErrorCode {
             | Self::InvalidJson
             | Self::WorkspaceRequired
             | Self::InvalidLanguage
-            | Self::InvalidApiKey => StatusCode::BAD_REQUEST,
+            | Self::InvalidApiKey
+            | Self::LastOwnerRequired
+            | Self::InvitationInvalid => StatusCode::BAD_REQUEST,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::InvalidAuthentication => StatusCode::UNAUTHORIZED,
             Self::PermissionDenied | Self::EditionLimit => StatusCode::FORBIDDEN,
@@ -105,6 +111,8 @@ impl ErrorCode {
             Self::UpstreamError => "upstream_error",
             Self::Unavailable => "unavailable",
             Self::InternalError => "internal_error",
+            Self::LastOwnerRequired => "last_owner_required",
+            Self::InvitationInvalid => "invitation_invalid",
         }
     }
 
@@ -132,6 +140,8 @@ impl ErrorCode {
             Self::UpstreamError => "The upstream service failed",
             Self::Unavailable => "Service unavailable",
             Self::InternalError => "Internal server error",
+            Self::LastOwnerRequired => "The Workspace owner cannot be changed or removed",
+            Self::InvitationInvalid => "Invalid or expired invitation",
         }
     }
 }

@@ -121,12 +121,23 @@ impl ApiError {
             .unwrap_or(self.code.default_message())
     }
 
+    /// The message in `lang`: the specific message where translated, else (outside English)
+    /// the translated message of the code, so the language is always right.
+    pub fn message_in(&self, lang: crate::i18n::Language) -> String {
+        let english = self.english();
+        let translated = lang.translate(english);
+        if translated != english || lang == crate::i18n::Language::EnUs {
+            return translated.to_string();
+        }
+        lang.translate(self.code.default_message()).to_string()
+    }
+
     /// The response body, in the language of the current request.
     pub fn body(&self) -> ErrorBody {
         let (request_id, lang) = request_local::current();
         ErrorBody {
             code: self.code,
-            msg: lang.translate(self.english()).to_string(),
+            msg: self.message_in(lang),
             request_id,
             errors: (!self.errors.is_empty()).then(|| self.errors.clone()),
             details: self.details.clone(),

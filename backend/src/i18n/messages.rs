@@ -38,6 +38,19 @@ const ZH_HANS: Table = &[
     ("The upstream service failed", "上游服务出错"),
     ("Service unavailable", "服务不可用"),
     ("Internal server error", "服务器内部错误"),
+    (
+        "The Workspace owner cannot be changed or removed",
+        "工作区所有者不能被修改或移除",
+    ),
+    ("Invalid or expired invitation", "邀请无效或已过期"),
+    ("Invalid username or password", "用户名或密码错误"),
+    ("Authentication required", "需要身份验证"),
+    ("No such endpoint", "接口不存在"),
+    ("The system is already initialized", "系统已初始化"),
+    (
+        "Too many failed logins, please retry later",
+        "登录失败次数过多，请稍后重试",
+    ),
 ];
 
 const ZH_HANT: Table = &[

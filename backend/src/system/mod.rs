@@ -7,7 +7,7 @@ use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait};
 
 use crate::entities::instance_metadata;
 
-pub use dto::SystemInfo;
+pub use dto::{SystemContext, SystemInfo};
 
 const INSTANCE_UUID_KEY: &str = "instance_uuid";
 

@@ -8,7 +8,8 @@ use crate::entities::user;
 use crate::error::ApiResult;
 use crate::state::AppState;
 
-use super::SystemInfo;
+use super::{SystemContext, SystemInfo};
+use crate::access::Principal;
 
 /// `GET /api/v1/system/info`.
 pub struct GetSystemInfo;
@@ -49,5 +50,60 @@ impl Operation for GetSystemInfo {
             initialized,
             multi_workspace: multi,
         })
+    }
+}
+
+/// `GET /api/v1/system/context`.
+pub struct GetSystemContext;
+
+impl Operation for GetSystemContext {
+    const META: OpMeta = OpMeta {
+        id: "get_system_context",
+        method: Method::Get,
+        path: "/system/context",
+        summary:
+            "The caller: principal kind, Workspace, effective permissions, key scopes and expiry",
+        description: "",
+        tag: "system",
+        access: Access::Workspace,
+        permission: None,
+        errors: &[],
+        mcp: None,
+    };
+    type Path = NoParams;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = SystemContext;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        _: Input<NoParams, NoParams, NoBody>,
+    ) -> ApiResult<SystemContext> {
+        let ws = ctx.workspace()?;
+        let mut out = SystemContext {
+            principal_kind: ctx.principal.kind().into(),
+            instance_uuid: state.instance_uuid.to_string(),
+            workspace_uuid: ws.uuid.to_string(),
+            permissions: ws.permissions.to_vec(),
+            api_key_id: None,
+            scopes: None,
+            expires_at: None,
+        };
+        match &ctx.principal {
+            Principal::ApiKey {
+                key_uuid,
+                scopes,
+                expires_at,
+                ..
+            } => {
+                out.api_key_id = Some(key_uuid.clone());
+                out.scopes = Some(scopes.to_vec());
+                out.expires_at = *expires_at;
+            }
+            Principal::GlobalKey => out.api_key_id = Some("global-api-key".into()),
+            _ => {}
+        }
+        Ok(out)
     }
 }
