@@ -3,7 +3,13 @@
 
 mod helpers;
 
+mod apikeys;
 mod basics;
+mod identity;
+mod negative_inputs;
 mod openapi;
+mod permission_matrix;
 mod readiness;
 mod session_store;
+mod tenant_isolation;
+mod workspaces;

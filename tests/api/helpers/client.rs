@@ -94,6 +94,18 @@ impl TestApp {
         Self::spawn_settings(settings, backend, dir).await
     }
 
+    /// A second replica: the same database and session store as `self`, its own process state.
+    pub async fn sibling(&self) -> Self {
+        let settings = (*self.state.settings).clone();
+        let backend = Backend {
+            database_url: self.backend.database_url.clone(),
+            redis_url: self.backend.redis_url.clone(),
+            redis_prefix: self.backend.redis_prefix.clone(),
+        };
+        let dir = tempfile::tempdir().expect("temp dir");
+        Self::spawn_settings(settings, backend, dir).await
+    }
+
     async fn spawn_settings(settings: Settings, backend: Backend, dir: tempfile::TempDir) -> Self {
         let state = AppState::init(settings).await.expect("init app state");
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");

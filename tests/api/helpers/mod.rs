@@ -3,10 +3,12 @@
 mod backend;
 mod chaos;
 mod client;
+mod fixtures;
 
 pub use backend::test_store;
 pub use chaos::ChaosProxy;
-pub use client::TestApp;
+pub use client::{Response, TestApp};
+pub use fixtures::{Member, OWNER_EMAIL, PASSWORD};
 
 use langbot::config::Settings;
 
