@@ -146,6 +146,8 @@ pub async fn authorize(
         return Ok(base);
     }
     let ctx = crate::identity::authenticate(state, meta.access, credentials, base).await?;
+    // From here on, errors speak the Workspace's language.
+    crate::http::request_local::set_language(ctx.language());
     if let (Some(permission), Some(ws)) = (meta.permission, ctx.workspace.as_ref()) {
         ws.require(permission)?;
     }

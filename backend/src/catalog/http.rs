@@ -10,7 +10,7 @@ use super::dispatch::{authorize, has_body};
 use super::{input, operations, Input, Method, Operation};
 use crate::access::Credentials;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::http::{client_ip, request_local, RequestId};
+use crate::http::{client_ip, RequestId};
 use crate::state::AppState;
 
 /// The success envelope (SPEC §4).
@@ -74,7 +74,6 @@ async fn handle<O: Operation>(
         creds.workspace_id = req.match_info().get("workspace_uuid").map(str::to_string);
     }
     let ctx = authorize(&state, &O::META, &creds, base).await?;
-    request_local::set_language(ctx.language());
     let input = Input {
         path: req
             .match_info()
