@@ -16,6 +16,8 @@ pub mod error;
 pub mod http;
 pub mod i18n;
 pub mod identity;
+pub mod llm;
+pub mod providers;
 pub mod session_store;
 pub mod startup;
 pub mod state;

@@ -25,6 +25,8 @@ pub struct AppState {
     /// Identity caches (API keys, languages), kept coherent across replicas.
     pub identity: Arc<IdentityCache>,
     pub passwords: PasswordHasherPool,
+    /// One HTTP connection pool for every upstream call (models, callbacks).
+    pub http: reqwest::Client,
 }
 
 impl AppState {
@@ -50,6 +52,11 @@ impl AppState {
             started_at: Instant::now(),
             identity,
             passwords: PasswordHasherPool::default(),
+            http: reqwest::Client::builder()
+                .user_agent(concat!("langbot-core/", env!("CARGO_PKG_VERSION")))
+                .connect_timeout(std::time::Duration::from_secs(10))
+                .pool_idle_timeout(std::time::Duration::from_secs(30))
+                .build()?,
         })
     }
 }

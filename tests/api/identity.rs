@@ -9,12 +9,24 @@ use crate::helpers::{spawn_app, OWNER_EMAIL, PASSWORD};
 #[tokio::test]
 async fn init_happens_exactly_once_and_creates_the_owner_and_workspace() {
     let app = spawn_app().await;
-    assert_eq!(app.get("/api/v1/user/init").await.data()["initialized"], false);
+    assert_eq!(
+        app.get("/api/v1/user/init").await.data()["initialized"],
+        false
+    );
     let token = app.init_owner().await;
-    assert_eq!(app.get("/api/v1/user/init").await.data()["initialized"], true);
-    assert_eq!(app.get("/api/v1/system/info").await.data()["initialized"], true);
+    assert_eq!(
+        app.get("/api/v1/user/init").await.data()["initialized"],
+        true
+    );
+    assert_eq!(
+        app.get("/api/v1/system/info").await.data()["initialized"],
+        true
+    );
     let again = app
-        .post("/api/v1/user/init", &json!({ "user": "other@example.com", "password": PASSWORD }))
+        .post(
+            "/api/v1/user/init",
+            &json!({ "user": "other@example.com", "password": PASSWORD }),
+        )
         .await;
     again.assert_error(409, "conflict");
     let current = app.get_as(&token, "/api/v1/workspaces/current").await;
@@ -34,7 +46,15 @@ async fn concurrent_inits_create_one_account() {
     });
     let results = futures_util::future::join_all(calls).await;
     let ok = results.iter().filter(|r| r.status == 200).count();
-    assert_eq!(ok, 1, "{:?}", results.iter().map(|r| (r.status, r.text.clone())).collect::<Vec<_>>());
+    assert_eq!(
+        ok,
+        1,
+        "{:?}",
+        results
+            .iter()
+            .map(|r| (r.status, r.text.clone()))
+            .collect::<Vec<_>>()
+    );
     for r in results.iter().filter(|r| r.status != 200) {
         assert!(r.status == 409 || r.status == 429, "{}", r.text);
     }
@@ -52,10 +72,16 @@ async fn login_gives_one_error_for_unknown_account_and_wrong_password() {
     let app = spawn_app().await;
     app.init_owner().await;
     let wrong = app
-        .post("/api/v1/user/auth", &json!({ "user": OWNER_EMAIL, "password": "not-the-password" }))
+        .post(
+            "/api/v1/user/auth",
+            &json!({ "user": OWNER_EMAIL, "password": "not-the-password" }),
+        )
         .await;
     let unknown = app
-        .post("/api/v1/user/auth", &json!({ "user": "nobody@example.com", "password": "not-the-password" }))
+        .post(
+            "/api/v1/user/auth",
+            &json!({ "user": "nobody@example.com", "password": "not-the-password" }),
+        )
         .await;
     wrong.assert_error(401, "invalid_authentication");
     unknown.assert_error(401, "invalid_authentication");
@@ -71,19 +97,28 @@ async fn repeated_failures_lock_the_account_with_retry_after() {
     app.init_owner().await;
     for _ in 0..5 {
         let res = app
-            .post("/api/v1/user/auth", &json!({ "user": OWNER_EMAIL, "password": "wrong-password" }))
+            .post(
+                "/api/v1/user/auth",
+                &json!({ "user": OWNER_EMAIL, "password": "wrong-password" }),
+            )
             .await;
         res.assert_error(401, "invalid_authentication");
     }
     let blocked = app
-        .post("/api/v1/user/auth", &json!({ "user": OWNER_EMAIL, "password": PASSWORD }))
+        .post(
+            "/api/v1/user/auth",
+            &json!({ "user": OWNER_EMAIL, "password": PASSWORD }),
+        )
         .await;
     blocked.assert_error(429, "rate_limited");
     let retry: u64 = blocked.header("retry-after").unwrap().parse().unwrap();
     assert!((1..=900).contains(&retry), "Retry-After {retry}");
     // Another account is not affected by this account's lock.
     let other = app
-        .post("/api/v1/user/auth", &json!({ "user": "someone@example.com", "password": "wrong-password" }))
+        .post(
+            "/api/v1/user/auth",
+            &json!({ "user": "someone@example.com", "password": "wrong-password" }),
+        )
         .await;
     other.assert_error(401, "invalid_authentication");
 }
@@ -103,7 +138,10 @@ async fn many_failures_from_one_address_lock_that_address() {
         res.assert_error(401, "invalid_authentication");
     }
     let blocked = app
-        .post("/api/v1/user/auth", &json!({ "user": OWNER_EMAIL, "password": PASSWORD }))
+        .post(
+            "/api/v1/user/auth",
+            &json!({ "user": OWNER_EMAIL, "password": PASSWORD }),
+        )
         .await;
     blocked.assert_error(429, "rate_limited");
     assert!(blocked.header("retry-after").is_some());
@@ -125,7 +163,11 @@ async fn logout_ends_only_that_session() {
     let app = spawn_app().await;
     let first = app.init_owner().await;
     let second = app.login(OWNER_EMAIL, PASSWORD).await;
-    app.request(Method::POST, "/api/v1/user/logout").bearer(&first).send().await.data();
+    app.request(Method::POST, "/api/v1/user/logout")
+        .bearer(&first)
+        .send()
+        .await
+        .data();
     app.get_as(&first, "/api/v1/user/info")
         .await
         .assert_error(401, "invalid_authentication");
@@ -146,11 +188,16 @@ async fn change_password_revokes_the_other_sessions_and_keeps_this_one() {
         )
         .await;
     res.data();
-    app.get_as(&other, "/api/v1/user/info").await.assert_error(401, "invalid_authentication");
-    app.get_as(&current, "/api/v1/user/info").await.data();
-    app.post("/api/v1/user/auth", &json!({ "user": OWNER_EMAIL, "password": PASSWORD }))
+    app.get_as(&other, "/api/v1/user/info")
         .await
         .assert_error(401, "invalid_authentication");
+    app.get_as(&current, "/api/v1/user/info").await.data();
+    app.post(
+        "/api/v1/user/auth",
+        &json!({ "user": OWNER_EMAIL, "password": PASSWORD }),
+    )
+    .await
+    .assert_error(401, "invalid_authentication");
     app.login(OWNER_EMAIL, "a-brand-new-password").await;
 }
 
@@ -159,9 +206,17 @@ async fn the_session_store_keeps_only_a_hash_of_the_token() {
     let app = spawn_app().await;
     let token = app.init_owner().await;
     let store = app.state.store.clone();
-    assert!(store.get(&format!("session:{token}")).await.unwrap().is_none());
+    assert!(store
+        .get(&format!("session:{token}"))
+        .await
+        .unwrap()
+        .is_none());
     let hash = langbot::identity::secrets::hash(&token);
-    let record = store.get(&format!("session:{hash}")).await.unwrap().expect("a record under the hash");
+    let record = store
+        .get(&format!("session:{hash}"))
+        .await
+        .unwrap()
+        .expect("a record under the hash");
     assert!(!String::from_utf8_lossy(&record).contains(&token));
 }
 
@@ -189,14 +244,27 @@ async fn logout_and_revocation_reach_every_replica_sharing_redis() {
         .data();
     let mut refused = false;
     for _ in 0..10 {
-        let res = b.request(Method::GET, "/api/v1/system/context").header("x-api-key", &key).send().await;
+        let res = b
+            .request(Method::GET, "/api/v1/system/context")
+            .header("x-api-key", &key)
+            .send()
+            .await;
         if res.status == 401 {
             refused = true;
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    assert!(refused, "replica B kept accepting a revoked key for over a second");
-    a.request(Method::POST, "/api/v1/user/logout").bearer(&token).send().await.data();
-    b.get_as(&token, "/api/v1/user/info").await.assert_error(401, "invalid_authentication");
+    assert!(
+        refused,
+        "replica B kept accepting a revoked key for over a second"
+    );
+    a.request(Method::POST, "/api/v1/user/logout")
+        .bearer(&token)
+        .send()
+        .await
+        .data();
+    b.get_as(&token, "/api/v1/user/info")
+        .await
+        .assert_error(401, "invalid_authentication");
 }

@@ -1,1 +1,567 @@
-//! (being written)
+//! The permission matrix (SPEC §5.2, §5.3): a hand-written oracle of every operation's accepted
+//! credentials and permission (`tests/fixtures/operations.csv`), checked against the catalog, and
+//! every role / API key called against every permission-guarded operation.
+//!
+//! The role → permission matrix below is copied from `reference/auth_workspaces.md` §4.2 on
+//! purpose: it must not come from the backend's own table.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::helpers::{spawn_app, spawn_app_with, Response, TestApp};
+
+const OPERATIONS_CSV: &str = include_str!("../fixtures/operations.csv");
+
+const GLOBAL_KEY: &str = "global-test-key-5b1f0c2a9d7e";
+
+/// LangBot's 15 permissions (reference §4.1).
+const ALL_PERMISSIONS: [&str; 15] = [
+    "api_key.manage",
+    "audit.view",
+    "billing_link.manage",
+    "data.export",
+    "member.invite",
+    "member.remove",
+    "member.update_role",
+    "member.view",
+    "provider_secret.manage",
+    "resource.manage",
+    "resource.view",
+    "runtime.operate",
+    "workspace.delete",
+    "workspace.update",
+    "workspace.view",
+];
+
+const ACCESS_VALUES: [&str; 4] = ["none", "none_or_session", "session", "session_or_api_key"];
+
+/// Roles → permissions, reference §4.2.
+fn role_permissions(role: &str) -> BTreeSet<&'static str> {
+    let list: &[&'static str] = match role {
+        "owner" => &ALL_PERMISSIONS,
+        "admin" => &[
+            "workspace.view",
+            "workspace.update",
+            "member.view",
+            "member.invite",
+            "member.update_role",
+            "member.remove",
+            "resource.view",
+            "resource.manage",
+            "runtime.operate",
+            "provider_secret.manage",
+            "api_key.manage",
+            "audit.view",
+            "data.export",
+        ],
+        "developer" => &[
+            "workspace.view",
+            "member.view",
+            "resource.view",
+            "resource.manage",
+            "runtime.operate",
+            "provider_secret.manage",
+        ],
+        "operator" => &[
+            "workspace.view",
+            "member.view",
+            "resource.view",
+            "runtime.operate",
+        ],
+        "viewer" => &["workspace.view", "member.view", "resource.view"],
+        other => panic!("unknown role {other}"),
+    };
+    list.iter().copied().collect()
+}
+
+/// One row of the oracle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OracleRow {
+    pub method: String,
+    pub path: String,
+    pub permission: Option<String>,
+    pub access: String,
+}
+
+/// The oracle, by operation id; panics on a malformed table.
+pub fn oracle() -> BTreeMap<String, OracleRow> {
+    let mut lines = OPERATIONS_CSV.lines().filter(|l| !l.trim().is_empty());
+    assert_eq!(
+        lines.next().map(str::trim),
+        Some("operation_id,method,path,permission,access"),
+        "operations.csv: unexpected header"
+    );
+    let mut rows = BTreeMap::new();
+    for line in lines {
+        let cols: Vec<&str> = line.trim().split(',').map(str::trim).collect();
+        assert_eq!(cols.len(), 5, "operations.csv: bad row {line:?}");
+        let row = OracleRow {
+            method: cols[1].to_string(),
+            path: cols[2].to_string(),
+            permission: Some(cols[3].to_string()).filter(|p| !p.is_empty()),
+            access: cols[4].to_string(),
+        };
+        assert!(
+            ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(&row.method.as_str()),
+            "operations.csv: bad method in {line:?}"
+        );
+        assert!(
+            row.path.starts_with('/'),
+            "operations.csv: bad path in {line:?}"
+        );
+        if let Some(p) = &row.permission {
+            assert!(
+                ALL_PERMISSIONS.contains(&p.as_str()),
+                "operations.csv: unknown permission in {line:?}"
+            );
+        }
+        assert!(
+            ACCESS_VALUES.contains(&row.access.as_str()),
+            "operations.csv: bad access in {line:?}"
+        );
+        if row.permission.is_some() {
+            assert!(
+                row.access == "session" || row.access == "session_or_api_key",
+                "operations.csv: a permission needs an authenticated access rule: {line:?}"
+            );
+        }
+        let previous = rows.insert(cols[0].to_string(), row);
+        assert!(
+            previous.is_none(),
+            "operations.csv: duplicate id {}",
+            cols[0]
+        );
+    }
+    rows
+}
+
+fn is_authenticated(access: &str) -> bool {
+    access == "session" || access == "session_or_api_key"
+}
+
+/// Fills path placeholders: `{workspace_uuid}` with `workspace`, `{key_id}` with an unused
+/// integer, anything else with a random uuid.
+fn fill_path(path: &str, workspace: &str) -> String {
+    let mut out = String::new();
+    let mut rest = path;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find('}').expect("closing brace") + start;
+        match &rest[start + 1..end] {
+            "workspace_uuid" => out.push_str(workspace),
+            "key_id" => out.push_str("987654321"),
+            _ => out.push_str(&uuid::Uuid::new_v4().to_string()),
+        }
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    format!("/api/v1{out}")
+}
+
+fn http_method(name: &str) -> Method {
+    Method::from_bytes(name.as_bytes()).expect("HTTP method")
+}
+
+fn has_json_body(method: &Method) -> bool {
+    matches!(*method, Method::POST | Method::PUT | Method::PATCH)
+}
+
+/// How a principal presents its credential.
+#[derive(Debug, Clone)]
+enum Cred {
+    /// `Authorization: Bearer <token>` (a session, or a key sent as bearer).
+    Bearer(String),
+    /// `X-API-Key: <key>`.
+    ApiKeyHeader(String),
+}
+
+struct Principal {
+    name: &'static str,
+    cred: Cred,
+    /// Whether it is an API key (the global one included).
+    is_key: bool,
+    /// Effective permissions, from the reference matrix.
+    effective: BTreeSet<&'static str>,
+}
+
+async fn call(app: &TestApp, cred: Option<&Cred>, method: Method, path: &str) -> Response {
+    let with_body = has_json_body(&method);
+    let mut req = app.request(method, path);
+    req = match cred {
+        Some(Cred::Bearer(t)) => req.bearer(t),
+        Some(Cred::ApiKeyHeader(k)) => req.header("x-api-key", k),
+        None => req,
+    };
+    if with_body {
+        req = req.json(&json!({}));
+    }
+    req.send().await
+}
+
+#[test]
+fn the_oracle_and_the_catalog_agree() {
+    let oracle = oracle();
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for op in langbot::catalog::operations() {
+        let meta = op.meta();
+        if !seen.insert(meta.id) {
+            problems.push(format!("{}: declared twice in the catalog", meta.id));
+        }
+        let Some(row) = oracle.get(meta.id) else {
+            problems.push(format!(
+                "{}: in the catalog but missing from tests/fixtures/operations.csv",
+                meta.id
+            ));
+            continue;
+        };
+        if row.method != meta.method.as_str() {
+            problems.push(format!(
+                "{}: method {} in the catalog, {} in the oracle",
+                meta.id,
+                meta.method.as_str(),
+                row.method
+            ));
+        }
+        if row.path != meta.path {
+            problems.push(format!(
+                "{}: path {} in the catalog, {} in the oracle",
+                meta.id, meta.path, row.path
+            ));
+        }
+        let permission = meta.permission.map(|p| p.as_str());
+        if row.permission.as_deref() != permission {
+            problems.push(format!(
+                "{}: permission {:?} in the catalog, {:?} in the oracle",
+                meta.id, permission, row.permission
+            ));
+        }
+        if row.access != meta.access.as_str() {
+            problems.push(format!(
+                "{}: access {} in the catalog, {} in the oracle",
+                meta.id,
+                meta.access.as_str(),
+                row.access
+            ));
+        }
+    }
+    for id in oracle.keys() {
+        if !seen.contains(id.as_str()) {
+            problems.push(format!(
+                "{id}: in tests/fixtures/operations.csv but not in the catalog"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// Invites and registers a member; returns its session token.
+async fn member(app: &TestApp, owner: &str, workspace: &str, email: &str, role: &str) -> String {
+    app.add_member(owner, workspace, email, role).await.token
+}
+
+#[tokio::test]
+async fn every_principal_gets_exactly_its_permissions() {
+    let app = spawn_app_with(|s| s.api.global_api_key = Some(GLOBAL_KEY.into())).await;
+    let oracle = oracle();
+    let owner = app.init_owner().await;
+    let ws = app.workspace_of(&owner).await;
+
+    let admin = member(&app, &owner, &ws, "admin@example.com", "admin").await;
+    let developer = member(&app, &owner, &ws, "developer@example.com", "developer").await;
+    let operator = member(&app, &owner, &ws, "operator@example.com", "operator").await;
+    let viewer = member(&app, &owner, &ws, "viewer@example.com", "viewer").await;
+
+    // A key created by an admin who is then demoted to viewer: effective permissions are the
+    // scopes (all admin permissions) ∩ the creator's *current* ones (viewer).
+    let demoted = app
+        .add_member(&owner, &ws, "demoted@example.com", "admin")
+        .await;
+    let (_, demoted_key) = app.create_key(&demoted.token, None).await;
+    let res = app
+        .send_as(
+            &owner,
+            Method::PATCH,
+            &format!("/api/v1/workspaces/{ws}/members/{}", demoted.account_uuid),
+            &json!({ "role": "viewer" }),
+        )
+        .await;
+    assert_eq!(res.data()["member"]["role"], "viewer", "{}", res.text);
+
+    let (_, narrow_key) = app.create_key(&owner, Some(&["workspace.view"])).await;
+    let (_, owner_key) = app.create_key(&owner, None).await;
+
+    let narrow: BTreeSet<&'static str> = ["workspace.view"].into_iter().collect();
+    let principals = vec![
+        Principal {
+            name: "owner session",
+            cred: Cred::Bearer(owner.clone()),
+            is_key: false,
+            effective: role_permissions("owner"),
+        },
+        Principal {
+            name: "admin session",
+            cred: Cred::Bearer(admin),
+            is_key: false,
+            effective: role_permissions("admin"),
+        },
+        Principal {
+            name: "developer session",
+            cred: Cred::Bearer(developer),
+            is_key: false,
+            effective: role_permissions("developer"),
+        },
+        Principal {
+            name: "operator session",
+            cred: Cred::Bearer(operator),
+            is_key: false,
+            effective: role_permissions("operator"),
+        },
+        Principal {
+            name: "viewer session",
+            cred: Cred::Bearer(viewer),
+            is_key: false,
+            effective: role_permissions("viewer"),
+        },
+        Principal {
+            name: "demoted admin (now viewer) session",
+            cred: Cred::Bearer(demoted.token.clone()),
+            is_key: false,
+            effective: role_permissions("viewer"),
+        },
+        Principal {
+            name: "owner key scoped to workspace.view (X-API-Key)",
+            cred: Cred::ApiKeyHeader(narrow_key),
+            is_key: true,
+            effective: narrow
+                .intersection(&role_permissions("owner"))
+                .copied()
+                .collect(),
+        },
+        Principal {
+            name: "owner key with inherited scopes (Bearer)",
+            cred: Cred::Bearer(owner_key),
+            is_key: true,
+            effective: role_permissions("owner"),
+        },
+        Principal {
+            name: "key of the demoted admin, now viewer (Bearer)",
+            cred: Cred::Bearer(demoted_key),
+            is_key: true,
+            effective: role_permissions("admin")
+                .intersection(&role_permissions("viewer"))
+                .copied()
+                .collect(),
+        },
+        Principal {
+            name: "global key (X-API-Key)",
+            cred: Cred::ApiKeyHeader(GLOBAL_KEY.into()),
+            is_key: true,
+            effective: ALL_PERMISSIONS.into_iter().collect(),
+        },
+    ];
+
+    let mut problems = Vec::new();
+
+    // What each principal is granted, as the API reports it.
+    for p in &principals {
+        let res = call(&app, Some(&p.cred), Method::GET, "/api/v1/system/context").await;
+        if res.status != 200 {
+            problems.push(format!(
+                "{}: GET /system/context → {} {}",
+                p.name, res.status, res.text
+            ));
+            continue;
+        }
+        let reported: BTreeSet<String> = res.body["data"]["permissions"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let expected: BTreeSet<String> = p.effective.iter().map(|s| s.to_string()).collect();
+        if reported != expected {
+            problems.push(format!(
+                "{}: /system/context permissions {:?}, expected {:?}",
+                p.name, reported, expected
+            ));
+        }
+    }
+
+    for op in langbot::catalog::operations() {
+        let meta = op.meta();
+        let Some(row) = oracle.get(meta.id) else {
+            problems.push(format!("{}: missing from operations.csv", meta.id));
+            continue;
+        };
+        if !is_authenticated(&row.access) {
+            continue;
+        }
+        // Account-level operations without a permission that end or change the session.
+        if row.permission.is_none() && ["logout", "change_password"].contains(&meta.id) {
+            for p in principals.iter().filter(|p| p.is_key) {
+                let path = fill_path(&row.path, &ws);
+                let res = call(&app, Some(&p.cred), http_method(&row.method), &path).await;
+                if res.status != 401 || res.body["code"] != "invalid_authentication" {
+                    problems.push(format!(
+                        "{} as {}: a session-only operation must refuse API keys with 401 \
+                         invalid_authentication, got {} {}",
+                        meta.id, p.name, res.status, res.text
+                    ));
+                }
+            }
+            continue;
+        }
+        for p in &principals {
+            let path = fill_path(&row.path, &ws);
+            let res = call(&app, Some(&p.cred), http_method(&row.method), &path).await;
+            let code = res.body["code"].as_str().unwrap_or_default().to_string();
+            let what = format!("{} {} ({}) as {}", row.method, path, meta.id, p.name);
+            if p.is_key && row.access == "session" {
+                if res.status != 401 || code != "invalid_authentication" {
+                    problems.push(format!(
+                        "{what}: session-only, an API key must get 401 invalid_authentication; \
+                         got {} {}",
+                        res.status, res.text
+                    ));
+                }
+                continue;
+            }
+            let allowed = row
+                .permission
+                .as_deref()
+                .is_none_or(|perm| p.effective.contains(perm));
+            if allowed {
+                if res.status == 401 || code == "permission_denied" {
+                    problems.push(format!(
+                        "{what}: holds {:?} but was refused: {} {}",
+                        row.permission, res.status, res.text
+                    ));
+                }
+            } else if res.status != 403 || code != "permission_denied" {
+                problems.push(format!(
+                    "{what}: lacks {:?}, expected 403 permission_denied; got {} {}",
+                    row.permission, res.status, res.text
+                ));
+            }
+        }
+    }
+
+    // The fixtures survived: every session still works in the Workspace.
+    for p in principals.iter().filter(|p| !p.is_key) {
+        let res = call(
+            &app,
+            Some(&p.cred),
+            Method::GET,
+            "/api/v1/workspaces/current",
+        )
+        .await;
+        if res.status != 200 {
+            problems.push(format!(
+                "{}: fixture broken after the matrix: {} {}",
+                p.name, res.status, res.text
+            ));
+        }
+    }
+
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[tokio::test]
+async fn unauthenticated_calls_to_protected_operations_are_401() {
+    let app = spawn_app().await;
+    let oracle = oracle();
+    let owner = app.init_owner().await;
+    let ws = app.workspace_of(&owner).await;
+    let unknown_session = format!("lbs_{}", "A".repeat(43));
+    let unknown_key = format!("lbk_{}", "B".repeat(43));
+    let wrong: Vec<(&str, Cred)> = vec![
+        ("unknown session", Cred::Bearer(unknown_session)),
+        ("unknown key as bearer", Cred::Bearer(unknown_key.clone())),
+        ("unknown key in X-API-Key", Cred::ApiKeyHeader(unknown_key)),
+        ("garbage bearer", Cred::Bearer("not-a-token".into())),
+        ("garbage X-API-Key", Cred::ApiKeyHeader("not-a-key".into())),
+    ];
+
+    let mut problems = Vec::new();
+    let mut protected = 0;
+    for op in langbot::catalog::operations() {
+        let meta = op.meta();
+        let Some(row) = oracle.get(meta.id) else {
+            problems.push(format!("{}: missing from operations.csv", meta.id));
+            continue;
+        };
+        let path = fill_path(&row.path, &ws);
+        let method = http_method(&row.method);
+        if !is_authenticated(&row.access) {
+            // Public operations never ask for credentials.
+            if row.access == "none" {
+                let res = call(&app, None, method, &path).await;
+                if res.status == 401 || res.status == 403 {
+                    problems.push(format!(
+                        "{} {path} ({}): public, but answered {} {}",
+                        row.method, meta.id, res.status, res.text
+                    ));
+                }
+            }
+            continue;
+        }
+        protected += 1;
+        let res = call(&app, None, method.clone(), &path).await;
+        if res.status != 401 || res.body["code"] != "invalid_authentication" {
+            problems.push(format!(
+                "{} {path} ({}) without credentials: expected 401 invalid_authentication, got {} {}",
+                row.method, meta.id, res.status, res.text
+            ));
+        } else {
+            let has_fields = res.body["msg"].as_str().is_some_and(|m| !m.is_empty())
+                && res.body["request_id"]
+                    .as_str()
+                    .is_some_and(|m| !m.is_empty());
+            if !has_fields {
+                problems.push(format!("{}: malformed error body {}", meta.id, res.text));
+            }
+        }
+        for (name, cred) in &wrong {
+            let res = call(&app, Some(cred), method.clone(), &path).await;
+            if res.status != 401 || res.body["code"] != "invalid_authentication" {
+                problems.push(format!(
+                    "{} {path} ({}) with {name}: expected 401 invalid_authentication, got {} {}",
+                    row.method, meta.id, res.status, res.text
+                ));
+            }
+        }
+    }
+    assert!(protected > 0, "no protected operation in the catalog");
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// The public operations really are reachable without credentials, and the oracle's
+/// classification of `none` vs authenticated covers SPEC §5.2's public list.
+#[test]
+fn the_oracle_keeps_the_spec_public_list_public() {
+    let oracle = oracle();
+    let public: BTreeMap<&str, &str> = [
+        ("get_system_info", "none"),
+        ("get_init_status", "none"),
+        ("init_account", "none"),
+        ("login", "none"),
+        ("inspect_invitation", "none"),
+        ("accept_invitation", "none_or_session"),
+    ]
+    .into_iter()
+    .collect();
+    for (id, row) in &oracle {
+        match public.get(id.as_str()) {
+            Some(access) => assert_eq!(row.access, *access, "{id}"),
+            None => assert!(
+                is_authenticated(&row.access),
+                "{id}: not in SPEC §5.2's public list, must need credentials"
+            ),
+        }
+    }
+}

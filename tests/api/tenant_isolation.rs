@@ -1,1 +1,496 @@
-//! (being written)
+//! Tenant isolation (SPEC §3, §5.2): another Workspace's resource is indistinguishable from a
+//! missing one. With several Workspaces enabled, Workspace B gets an API key, a member and an
+//! invitation; then every Workspace-scoped operation is aimed at B's resources with credentials
+//! of Workspace A (an admin of A who is not a member of B, and an API key of A), which must all
+//! answer 404 `resource_not_found` and leave B unchanged.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app_with, Response, TestApp, PASSWORD};
+
+/// How a call presents its credential.
+#[derive(Debug, Clone)]
+enum Cred {
+    Session(String),
+    ApiKey(String),
+}
+
+async fn call(
+    app: &TestApp,
+    cred: &Cred,
+    workspace: Option<&str>,
+    method: Method,
+    path: &str,
+    body: Option<&Value>,
+) -> Response {
+    let mut req = app.request(method, path);
+    req = match cred {
+        Cred::Session(t) => req.bearer(t),
+        Cred::ApiKey(k) => req.header("x-api-key", k),
+    };
+    if let Some(ws) = workspace {
+        req = req.header("x-workspace-id", ws);
+    }
+    if let Some(body) = body {
+        req = req.json(body);
+    }
+    req.send().await
+}
+
+fn http_method(name: &str) -> Method {
+    Method::from_bytes(name.as_bytes()).expect("HTTP method")
+}
+
+/// The body sent when an operation takes one and the table names none.
+fn default_body(method: &Method) -> Option<Value> {
+    matches!(*method, Method::POST | Method::PUT | Method::PATCH).then(|| json!({}))
+}
+
+/// How to aim each Workspace-scoped operation at Workspace B: the body to send (path
+/// parameters are filled from B's resources by name, see [`Targets::fill`]). Every
+/// Workspace-scoped operation with a path parameter must be here; the bodies are valid, so a
+/// missing isolation check would show as a change to B.
+fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
+    BTreeMap::from([
+        ("get_workspace", None),
+        ("rename_workspace", Some(json!({ "name": "Hijacked" }))),
+        ("list_members", None),
+        ("update_member_role", Some(json!({ "role": "viewer" }))),
+        ("remove_member", None),
+        ("list_invitations", None),
+        (
+            "create_invitation",
+            Some(json!({ "email": "intruder@example.com", "role": "admin" })),
+        ),
+        ("revoke_invitation", None),
+        ("get_api_key", None),
+        ("update_api_key", Some(json!({ "name": "Hijacked" }))),
+        ("delete_api_key", None),
+        // Operations on the selected Workspace: reaching B needs `X-Workspace-Id`.
+        (
+            "set_workspace_message_language",
+            Some(json!({ "language": "ja_JP" })),
+        ),
+        ("create_api_key", Some(json!({ "name": "intruder key" }))),
+    ])
+}
+
+/// Workspace-scoped operations (session / session_or_api_key) whose path has a parameter.
+fn workspace_ops_with_path_params() -> Vec<&'static langbot::catalog::OpMeta> {
+    langbot::catalog::operations()
+        .iter()
+        .map(|op| op.meta())
+        .filter(|m| m.access.has_workspace() && m.path.contains('{'))
+        .collect()
+}
+
+/// Problems with the attack table's coverage of the catalog.
+fn coverage_problems() -> Vec<String> {
+    let table = attack_table();
+    let mut problems = Vec::new();
+    for meta in workspace_ops_with_path_params() {
+        if !table.contains_key(meta.id) {
+            problems.push(format!(
+                "{} ({} {}): Workspace-scoped with a path parameter, but no entry in \
+                 tenant_isolation::attack_table",
+                meta.id,
+                meta.method.as_str(),
+                meta.path
+            ));
+        }
+    }
+    let known: BTreeSet<&str> = langbot::catalog::operations()
+        .iter()
+        .filter(|op| op.meta().access.has_workspace())
+        .map(|op| op.meta().id)
+        .collect();
+    for id in table.keys() {
+        if !known.contains(id) {
+            problems.push(format!(
+                "{id}: in the attack table but not a Workspace-scoped catalog operation"
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_workspace_operation_with_a_path_parameter_has_an_attack() {
+    let problems = coverage_problems();
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// Workspace B's resources, by path parameter name.
+struct Targets {
+    workspace: String,
+    account: String,
+    invitation: String,
+    key_id: i64,
+}
+
+impl Targets {
+    /// The operation's path aimed at B; `None` names a placeholder B has no resource for.
+    fn fill(&self, path: &str) -> Result<String, String> {
+        let mut out = String::new();
+        let mut rest = path;
+        while let Some(start) = rest.find('{') {
+            out.push_str(&rest[..start]);
+            let end = rest[start..].find('}').ok_or("unclosed placeholder")? + start;
+            match &rest[start + 1..end] {
+                "workspace_uuid" => out.push_str(&self.workspace),
+                "account_uuid" => out.push_str(&self.account),
+                "invitation_uuid" => out.push_str(&self.invitation),
+                "key_id" => out.push_str(&self.key_id.to_string()),
+                other => {
+                    return Err(format!(
+                        "no Workspace B resource for {{{other}}}: add one to the fixtures"
+                    ))
+                }
+            }
+            rest = &rest[end + 1..];
+        }
+        out.push_str(rest);
+        Ok(format!("/api/v1{out}"))
+    }
+}
+
+/// Invites `email` into `workspace` (selected explicitly), registers and logs in; returns
+/// (session, account uuid).
+async fn add_member_to(
+    app: &TestApp,
+    inviter: &str,
+    workspace: &str,
+    email: &str,
+    role: &str,
+) -> (String, String) {
+    let res = call(
+        app,
+        &Cred::Session(inviter.into()),
+        Some(workspace),
+        Method::POST,
+        &format!("/api/v1/workspaces/{workspace}/invitations"),
+        Some(&json!({ "email": email, "role": role })),
+    )
+    .await;
+    let token = res.data()["token"].as_str().expect("token").to_string();
+    app.post(
+        "/api/v1/invitations/accept",
+        &json!({ "token": token, "registration": { "email": email, "password": PASSWORD } }),
+    )
+    .await
+    .data();
+    let session = app.login(email, PASSWORD).await;
+    let info = app.get_as(&session, "/api/v1/user/info").await;
+    let account = info.data()["account_uuid"]
+        .as_str()
+        .expect("account uuid")
+        .to_string();
+    (session, account)
+}
+
+/// Everything of Workspace B an attack could change, read as B's owner.
+async fn snapshot(app: &TestApp, owner: &str, ws: &str) -> Value {
+    let cred = Cred::Session(owner.into());
+    let mut out = serde_json::Map::new();
+    for (name, path) in [
+        ("workspace", format!("/api/v1/workspaces/{ws}")),
+        ("members", format!("/api/v1/workspaces/{ws}/members")),
+        (
+            "invitations",
+            format!("/api/v1/workspaces/{ws}/invitations"),
+        ),
+        ("keys", "/api/v1/apikeys".to_string()),
+        (
+            "language",
+            "/api/v1/workspaces/current/language".to_string(),
+        ),
+    ] {
+        let res = call(app, &cred, Some(ws), Method::GET, &path, None).await;
+        out.insert(name.into(), res.data().clone());
+    }
+    Value::Object(out)
+}
+
+#[tokio::test]
+async fn another_workspaces_resources_are_invisible_and_untouchable() {
+    let problems = coverage_problems();
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+
+    let app = spawn_app_with(|s| s.workspaces.multi = true).await;
+    let owner = app.init_owner().await;
+    let ws_a = app.workspace_of(&owner).await;
+    let ws_b = app.create_workspace(&owner, "Workspace B").await;
+    assert_ne!(ws_a, ws_b);
+    let owner_cred = Cred::Session(owner.clone());
+
+    // Workspace A: an admin who is not a member of B, and an API key.
+    let (admin_a, _) = add_member_to(&app, &owner, &ws_a, "admin-a@example.com", "admin").await;
+    let res = call(
+        &app,
+        &owner_cred,
+        Some(ws_a.as_str()),
+        Method::POST,
+        "/api/v1/apikeys",
+        Some(&json!({ "name": "A key" })),
+    )
+    .await;
+    let key_a = res.data()["key"]["key"].as_str().expect("key").to_string();
+
+    // Workspace B: an API key, a member and a pending invitation.
+    let res = call(
+        &app,
+        &owner_cred,
+        Some(ws_b.as_str()),
+        Method::POST,
+        "/api/v1/apikeys",
+        Some(&json!({ "name": "B key", "description": "belongs to B" })),
+    )
+    .await;
+    let key_b_id = res.data()["key"]["id"].as_i64().expect("key id");
+    let key_b = res.data()["key"]["key"].as_str().expect("key").to_string();
+    let (member_b, member_b_account) =
+        add_member_to(&app, &owner, &ws_b, "member-b@example.com", "developer").await;
+    let res = call(
+        &app,
+        &owner_cred,
+        Some(ws_b.as_str()),
+        Method::POST,
+        &format!("/api/v1/workspaces/{ws_b}/invitations"),
+        Some(&json!({ "email": "pending-b@example.com", "role": "viewer" })),
+    )
+    .await;
+    let invitation_b = res.data()["invitation"]["uuid"]
+        .as_str()
+        .expect("invitation uuid")
+        .to_string();
+
+    // Sanity: the fixtures are where they should be.
+    let res = call(
+        &app,
+        &Cred::Session(admin_a.clone()),
+        None,
+        Method::GET,
+        "/api/v1/workspaces/current",
+        None,
+    )
+    .await;
+    assert_eq!(res.data()["workspace"]["uuid"], ws_a.as_str());
+    let res = call(
+        &app,
+        &Cred::ApiKey(key_a.clone()),
+        None,
+        Method::GET,
+        "/api/v1/system/context",
+        None,
+    )
+    .await;
+    assert_eq!(res.data()["workspace_uuid"], ws_a.as_str());
+
+    let before = snapshot(&app, &owner, &ws_b).await;
+    assert_eq!(
+        before["members"]["members"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert_eq!(
+        before["invitations"]["invitations"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(before["keys"]["keys"].as_array().map(Vec::len), Some(1));
+
+    let targets = Targets {
+        workspace: ws_b.clone(),
+        account: member_b_account.clone(),
+        invitation: invitation_b.clone(),
+        key_id: key_b_id,
+    };
+    let table = attack_table();
+    let admin = Cred::Session(admin_a.clone());
+    let key = Cred::ApiKey(key_a.clone());
+    let mut problems = Vec::new();
+    let mut attacks = 0;
+
+    for op in langbot::catalog::operations() {
+        let meta = op.meta();
+        if !meta.access.has_workspace() {
+            continue;
+        }
+        let method = http_method(meta.method.as_str());
+        let body = table
+            .get(meta.id)
+            .cloned()
+            .unwrap_or_else(|| default_body(&method));
+        let path = match targets.fill(meta.path) {
+            Ok(p) => p,
+            Err(e) => {
+                problems.push(format!("{}: {e}", meta.id));
+                continue;
+            }
+        };
+        let addresses_b = meta.path.contains('{');
+        let accepts_keys = meta.access.as_str() == "session_or_api_key";
+
+        // (credential, X-Workspace-Id, label): calls that must answer 404.
+        let mut calls: Vec<(&Cred, Option<&str>, &str)> =
+            vec![(&admin, Some(ws_b.as_str()), "A's admin selecting B")];
+        if addresses_b {
+            calls.push((&admin, None, "A's admin"));
+            calls.push((&admin, Some(ws_a.as_str()), "A's admin selecting A"));
+            if accepts_keys {
+                calls.push((&key, None, "A's API key"));
+                calls.push((
+                    &key,
+                    Some(ws_b.as_str()),
+                    "A's API key with X-Workspace-Id B",
+                ));
+            }
+        }
+        for (cred, selector, label) in calls {
+            attacks += 1;
+            let res = call(&app, cred, selector, method.clone(), &path, body.as_ref()).await;
+            if res.status != 404 || res.body["code"] != "resource_not_found" {
+                problems.push(format!(
+                    "{} {path} ({}) as {label}: expected 404 resource_not_found, got {} {}",
+                    meta.method.as_str(),
+                    meta.id,
+                    res.status,
+                    res.text
+                ));
+            }
+        }
+        // Session-only operations aimed at B refuse A's key outright.
+        if addresses_b && !accepts_keys {
+            let res = call(
+                &app,
+                &key,
+                Some(ws_b.as_str()),
+                method.clone(),
+                &path,
+                body.as_ref(),
+            )
+            .await;
+            if res.status != 401 || res.body["code"] != "invalid_authentication" {
+                problems.push(format!(
+                    "{} {path} ({}) as A's API key: session-only, expected 401 \
+                     invalid_authentication, got {} {}",
+                    meta.method.as_str(),
+                    meta.id,
+                    res.status,
+                    res.text
+                ));
+            }
+        }
+    }
+    assert!(attacks > 0, "no Workspace-scoped operation was attacked");
+
+    // An unknown Workspace selector is a 404 too.
+    let res = call(
+        &app,
+        &admin,
+        Some(uuid::Uuid::new_v4().to_string().as_str()),
+        Method::GET,
+        "/api/v1/workspaces/current",
+        None,
+    )
+    .await;
+    if res.status != 404 || res.body["code"] != "resource_not_found" {
+        problems.push(format!(
+            "unknown X-Workspace-Id: expected 404 resource_not_found, got {} {}",
+            res.status, res.text
+        ));
+    }
+
+    // API keys ignore X-Workspace-Id: A's key stays in A.
+    let res = call(
+        &app,
+        &key,
+        Some(ws_b.as_str()),
+        Method::GET,
+        "/api/v1/system/context",
+        None,
+    )
+    .await;
+    if res.status != 200 || res.body["data"]["workspace_uuid"] != ws_a.as_str() {
+        problems.push(format!(
+            "A's key with X-Workspace-Id B: /system/context must name A, got {} {}",
+            res.status, res.text
+        ));
+    }
+    let res = call(
+        &app,
+        &key,
+        Some(ws_b.as_str()),
+        Method::PUT,
+        "/api/v1/workspaces/current/language",
+        Some(&json!({ "language": "zh_Hans" })),
+    )
+    .await;
+    if res.status != 200 {
+        problems.push(format!(
+            "A's key setting its own language (X-Workspace-Id B ignored): {} {}",
+            res.status, res.text
+        ));
+    }
+    let res = call(
+        &app,
+        &owner_cred,
+        Some(ws_a.as_str()),
+        Method::GET,
+        "/api/v1/workspaces/current/language",
+        None,
+    )
+    .await;
+    if res.status != 200 || res.body["data"]["language"] != "zh_Hans" {
+        problems.push(format!(
+            "A's language after A's key set it: expected zh_Hans, got {} {}",
+            res.status, res.text
+        ));
+    }
+
+    // B is exactly as before, and its key and member still work there.
+    let after = snapshot(&app, &owner, &ws_b).await;
+    if after != before {
+        problems.push(format!(
+            "Workspace B changed:\nbefore: {before:#}\nafter:  {after:#}"
+        ));
+    }
+    let res = call(
+        &app,
+        &Cred::ApiKey(key_b),
+        None,
+        Method::GET,
+        "/api/v1/system/context",
+        None,
+    )
+    .await;
+    if res.status != 200 || res.body["data"]["workspace_uuid"] != ws_b.as_str() {
+        problems.push(format!(
+            "B's key after the attacks: {} {}",
+            res.status, res.text
+        ));
+    }
+    let res = call(
+        &app,
+        &Cred::Session(member_b),
+        None,
+        Method::GET,
+        "/api/v1/workspaces/current",
+        None,
+    )
+    .await;
+    if res.status != 200
+        || res.body["data"]["workspace"]["uuid"] != ws_b.as_str()
+        || res.body["data"]["membership"]["role"] != "developer"
+    {
+        problems.push(format!(
+            "B's member after the attacks: {} {}",
+            res.status, res.text
+        ));
+    }
+
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}

@@ -9,14 +9,26 @@ use crate::helpers::{spawn_app, spawn_app_with, PASSWORD};
 async fn creating_a_workspace_needs_the_multi_workspace_edition() {
     let app = spawn_app().await;
     let owner = app.init_owner().await;
-    let res = app.send_as(&owner, Method::POST, "/api/v1/workspaces", &json!({ "name": "Second" })).await;
+    let res = app
+        .send_as(
+            &owner,
+            Method::POST,
+            "/api/v1/workspaces",
+            &json!({ "name": "Second" }),
+        )
+        .await;
     res.assert_error(403, "edition_limit");
 
     let multi = spawn_app_with(|s| s.workspaces.multi = true).await;
     let owner = multi.init_owner().await;
     let second = multi.create_workspace(&owner, "Second").await;
     let list = multi.get_as(&owner, "/api/v1/workspaces").await;
-    let names: Vec<_> = list.data()["workspaces"].as_array().unwrap().iter().map(|w| w["name"].clone()).collect();
+    let names: Vec<_> = list.data()["workspaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["name"].clone())
+        .collect();
     assert_eq!(names, vec![json!("Default Workspace"), json!("Second")]);
     assert_eq!(list.data()["total"], 2);
     // Without a selector: the first Workspace; with one: the chosen one.
@@ -42,12 +54,24 @@ async fn get_and_rename_a_workspace() {
     let app = spawn_app().await;
     let owner = app.init_owner().await;
     let ws = app.workspace_of(&owner).await;
-    let got = app.get_as(&owner, &format!("/api/v1/workspaces/{ws}")).await;
+    let got = app
+        .get_as(&owner, &format!("/api/v1/workspaces/{ws}"))
+        .await;
     assert_eq!(got.data()["workspace"]["name"], "Default Workspace");
-    app.send_as(&owner, Method::PUT, &format!("/api/v1/workspaces/{ws}"), &json!({ "name": "Acme" }))
-        .await
-        .data();
-    assert_eq!(app.get_as(&owner, &format!("/api/v1/workspaces/{ws}")).await.data()["workspace"]["name"], "Acme");
+    app.send_as(
+        &owner,
+        Method::PUT,
+        &format!("/api/v1/workspaces/{ws}"),
+        &json!({ "name": "Acme" }),
+    )
+    .await
+    .data();
+    assert_eq!(
+        app.get_as(&owner, &format!("/api/v1/workspaces/{ws}"))
+            .await
+            .data()["workspace"]["name"],
+        "Acme"
+    );
     let other = uuid::Uuid::new_v4();
     app.get_as(&owner, &format!("/api/v1/workspaces/{other}"))
         .await
@@ -59,40 +83,90 @@ async fn members_roles_and_the_owner_rules() {
     let app = spawn_app().await;
     let owner = app.init_owner().await;
     let ws = app.workspace_of(&owner).await;
-    let admin = app.add_member(&owner, &ws, "admin@example.com", "admin").await;
-    let dev = app.add_member(&owner, &ws, "dev@example.com", "developer").await;
-    let members = app.get_as(&dev.token, &format!("/api/v1/workspaces/{ws}/members")).await;
-    let roles: Vec<_> = members.data()["members"].as_array().unwrap().iter().map(|m| m["role"].clone()).collect();
-    assert_eq!(roles, vec![json!("owner"), json!("admin"), json!("developer")]);
-    let owner_uuid = members.data()["members"][0]["account_uuid"].as_str().unwrap().to_string();
+    let admin = app
+        .add_member(&owner, &ws, "admin@example.com", "admin")
+        .await;
+    let dev = app
+        .add_member(&owner, &ws, "dev@example.com", "developer")
+        .await;
+    let members = app
+        .get_as(&dev.token, &format!("/api/v1/workspaces/{ws}/members"))
+        .await;
+    let roles: Vec<_> = members.data()["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].clone())
+        .collect();
+    assert_eq!(
+        roles,
+        vec![json!("owner"), json!("admin"), json!("developer")]
+    );
+    let owner_uuid = members.data()["members"][0]["account_uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
 
     let path = |account: &str| format!("/api/v1/workspaces/{ws}/members/{account}");
     // Nobody can be made owner, and the owner cannot be demoted or removed.
-    app.send_as(&admin.token, Method::PATCH, &path(&dev.account_uuid), &json!({ "role": "owner" }))
-        .await
-        .assert_error(403, "permission_denied");
-    app.send_as(&admin.token, Method::PATCH, &path(&owner_uuid), &json!({ "role": "viewer" }))
-        .await
-        .assert_error(400, "last_owner_required");
+    app.send_as(
+        &admin.token,
+        Method::PATCH,
+        &path(&dev.account_uuid),
+        &json!({ "role": "owner" }),
+    )
+    .await
+    .assert_error(403, "permission_denied");
+    app.send_as(
+        &admin.token,
+        Method::PATCH,
+        &path(&owner_uuid),
+        &json!({ "role": "viewer" }),
+    )
+    .await
+    .assert_error(400, "last_owner_required");
     app.request(Method::DELETE, &path(&owner_uuid))
         .bearer(&admin.token)
         .send()
         .await
         .assert_error(400, "last_owner_required");
     // A developer cannot manage members.
-    app.send_as(&dev.token, Method::PATCH, &path(&admin.account_uuid), &json!({ "role": "viewer" }))
-        .await
-        .assert_error(403, "permission_denied");
+    app.send_as(
+        &dev.token,
+        Method::PATCH,
+        &path(&admin.account_uuid),
+        &json!({ "role": "viewer" }),
+    )
+    .await
+    .assert_error(403, "permission_denied");
     // The admin demotes the developer; the new role applies on the next request.
     let res = app
-        .send_as(&admin.token, Method::PATCH, &path(&dev.account_uuid), &json!({ "role": "viewer" }))
+        .send_as(
+            &admin.token,
+            Method::PATCH,
+            &path(&dev.account_uuid),
+            &json!({ "role": "viewer" }),
+        )
         .await;
     assert_eq!(res.data()["member"]["role"], "viewer");
-    let perms = app.get_as(&dev.token, "/api/v1/workspaces/current").await.data()["permissions"].clone();
-    assert_eq!(perms, json!(["member.view", "resource.view", "workspace.view"]));
+    let perms = app
+        .get_as(&dev.token, "/api/v1/workspaces/current")
+        .await
+        .data()["permissions"]
+        .clone();
+    assert_eq!(
+        perms,
+        json!(["member.view", "resource.view", "workspace.view"])
+    );
     // Removal ends access to the Workspace.
-    app.request(Method::DELETE, &path(&dev.account_uuid)).bearer(&admin.token).send().await.data();
-    app.get_as(&dev.token, "/api/v1/workspaces/current").await.assert_error(404, "resource_not_found");
+    app.request(Method::DELETE, &path(&dev.account_uuid))
+        .bearer(&admin.token)
+        .send()
+        .await
+        .data();
+    app.get_as(&dev.token, "/api/v1/workspaces/current")
+        .await
+        .assert_error(404, "resource_not_found");
 }
 
 #[tokio::test]
@@ -101,13 +175,17 @@ async fn one_active_owner_is_enforced_by_the_database() {
     let app = spawn_app().await;
     let owner = app.init_owner().await;
     let ws = app.workspace_of(&owner).await;
-    let admin = app.add_member(&owner, &ws, "admin@example.com", "admin").await;
+    let admin = app
+        .add_member(&owner, &ws, "admin@example.com", "admin")
+        .await;
     let db = &app.state.db;
     let sql = format!(
         "UPDATE workspace_memberships SET role = 'owner' WHERE account_uuid = '{}'",
         admin.account_uuid
     );
-    let result = db.execute(Statement::from_string(db.get_database_backend(), sql)).await;
+    let result = db
+        .execute(Statement::from_string(db.get_database_backend(), sql))
+        .await;
     assert!(result.is_err(), "a second active owner was stored");
     // Concurrent attempts to promote through the API are all refused.
     let path = format!("/api/v1/workspaces/{ws}/members/{}", admin.account_uuid);
@@ -134,13 +212,20 @@ async fn invitations_are_one_time_tokens_that_expire_and_can_be_revoked() {
     let data = created.data().clone();
     let token = data["token"].as_str().unwrap().to_string();
     assert!(token.starts_with("lbi_") && token.len() == 47);
-    assert!(data["link"].as_str().unwrap().ends_with(&format!("#token={token}")));
+    assert!(data["link"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("#token={token}")));
     assert_eq!(data["invitation"]["normalized_email"], "new@example.com");
-    let list = app.get_as(&owner, &format!("/api/v1/workspaces/{ws}/invitations")).await;
+    let list = app
+        .get_as(&owner, &format!("/api/v1/workspaces/{ws}/invitations"))
+        .await;
     assert!(!list.text.contains(&token), "the token is shown only once");
     assert_eq!(list.data()["invitations"].as_array().unwrap().len(), 1);
 
-    let inspected = app.post("/api/v1/invitations/inspect", &json!({ "token": token })).await;
+    let inspected = app
+        .post("/api/v1/invitations/inspect", &json!({ "token": token }))
+        .await;
     assert_eq!(inspected.data()["workspace"]["uuid"], ws.as_str());
     assert_eq!(inspected.data()["invitation"]["role"], "operator");
 
@@ -176,14 +261,25 @@ async fn invitations_are_one_time_tokens_that_expire_and_can_be_revoked() {
         )
         .await;
     let second_token = second.data()["token"].as_str().unwrap().to_string();
-    let second_uuid = second.data()["invitation"]["uuid"].as_str().unwrap().to_string();
+    let second_uuid = second.data()["invitation"]["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(second.data()["invitation"]["role"], "viewer");
-    app.request(Method::DELETE, &format!("/api/v1/workspaces/{ws}/invitations/{second_uuid}"))
-        .bearer(&owner)
-        .send()
-        .await
-        .data();
-    let revoked = app.post("/api/v1/invitations/inspect", &json!({ "token": second_token })).await;
+    app.request(
+        Method::DELETE,
+        &format!("/api/v1/workspaces/{ws}/invitations/{second_uuid}"),
+    )
+    .bearer(&owner)
+    .send()
+    .await
+    .data();
+    let revoked = app
+        .post(
+            "/api/v1/invitations/inspect",
+            &json!({ "token": second_token }),
+        )
+        .await;
     revoked.assert_error(400, "invitation_invalid");
     assert_eq!(revoked.body["details"]["status"], "revoked");
 
@@ -208,7 +304,12 @@ async fn invitations_are_one_time_tokens_that_expire_and_can_be_revoked() {
         [past.into()],
     );
     db.execute(sql).await.unwrap();
-    let expired = app.post("/api/v1/invitations/inspect", &json!({ "token": third_token })).await;
+    let expired = app
+        .post(
+            "/api/v1/invitations/inspect",
+            &json!({ "token": third_token }),
+        )
+        .await;
     expired.assert_error(400, "invitation_invalid");
     assert_eq!(expired.body["details"]["status"], "expired");
 }
@@ -218,7 +319,9 @@ async fn a_logged_in_account_accepts_an_invitation_to_another_workspace() {
     let app = spawn_app_with(|s| s.workspaces.multi = true).await;
     let owner = app.init_owner().await;
     let ws = app.workspace_of(&owner).await;
-    let member = app.add_member(&owner, &ws, "member@example.com", "viewer").await;
+    let member = app
+        .add_member(&owner, &ws, "member@example.com", "viewer")
+        .await;
     let second = app.create_workspace(&owner, "Second").await;
     let invite = app
         .send_as(
@@ -230,7 +333,12 @@ async fn a_logged_in_account_accepts_an_invitation_to_another_workspace() {
         .await;
     let token = invite.data()["token"].as_str().unwrap().to_string();
     let accepted = app
-        .send_as(&member.token, Method::POST, "/api/v1/invitations/accept", &json!({ "token": token }))
+        .send_as(
+            &member.token,
+            Method::POST,
+            "/api/v1/invitations/accept",
+            &json!({ "token": token }),
+        )
         .await;
     assert_eq!(accepted.data()["login_required"], false);
     let list = app.get_as(&member.token, "/api/v1/workspaces").await;
@@ -241,14 +349,29 @@ async fn a_logged_in_account_accepts_an_invitation_to_another_workspace() {
 async fn the_message_language_is_stored_and_used_for_error_messages() {
     let app = spawn_app().await;
     let owner = app.init_owner().await;
-    let res = app.get_as(&owner, "/api/v1/workspaces/current/language").await;
+    let res = app
+        .get_as(&owner, "/api/v1/workspaces/current/language")
+        .await;
     assert_eq!(res.data()["language"], "en_US");
-    assert_eq!(res.data()["supported_languages"].as_array().unwrap().len(), 8);
+    assert_eq!(
+        res.data()["supported_languages"].as_array().unwrap().len(),
+        8
+    );
     let set = app
-        .send_as(&owner, Method::PUT, "/api/v1/workspaces/current/language", &json!({ "language": "zh_Hans" }))
+        .send_as(
+            &owner,
+            Method::PUT,
+            "/api/v1/workspaces/current/language",
+            &json!({ "language": "zh_Hans" }),
+        )
         .await;
     assert_eq!(set.data()["language"], "zh_Hans");
-    assert_eq!(app.get_as(&owner, "/api/v1/workspaces/current/language").await.data()["language"], "zh_Hans");
+    assert_eq!(
+        app.get_as(&owner, "/api/v1/workspaces/current/language")
+            .await
+            .data()["language"],
+        "zh_Hans"
+    );
     let missing = app.get_as(&owner, "/api/v1/apikeys/999").await;
     missing.assert_error(404, "resource_not_found");
     assert_eq!(missing.body["msg"], "资源不存在");
@@ -262,7 +385,12 @@ async fn the_message_language_is_stored_and_used_for_error_messages() {
     denied.assert_error(403, "permission_denied");
     assert_eq!(denied.body["msg"], "权限不足");
     let bad = app
-        .send_as(&owner, Method::PUT, "/api/v1/workspaces/current/language", &json!({ "language": "zh-Hans" }))
+        .send_as(
+            &owner,
+            Method::PUT,
+            "/api/v1/workspaces/current/language",
+            &json!({ "language": "zh-Hans" }),
+        )
         .await;
     bad.assert_error(400, "invalid_language");
 }

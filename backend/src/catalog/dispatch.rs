@@ -94,6 +94,7 @@ pub fn operations() -> &'static [Box<dyn DynOperation>] {
     LIST.get_or_init(|| {
         use crate::accounts::ops as user;
         use crate::apikeys::ops as keys;
+        use crate::providers::ops as prov;
         use crate::system::ops as system;
         use crate::workspaces::ops as ws;
         vec![
@@ -130,6 +131,35 @@ pub fn operations() -> &'static [Box<dyn DynOperation>] {
             op::<keys::GetApiKey>(),
             op::<keys::UpdateApiKeyOp>(),
             op::<keys::DeleteApiKey>(),
+            // model providers, requesters, models, starred model
+            op::<prov::ListRequesters>(),
+            op::<prov::GetRequester>(),
+            op::<prov::ListProviders>(),
+            op::<prov::GetProvider>(),
+            op::<prov::CreateProviderOp>(),
+            op::<prov::UpdateProviderOp>(),
+            op::<prov::DeleteProvider>(),
+            op::<prov::GetStarredModel>(),
+            op::<prov::SetStarredModel>(),
+            op::<prov::GetDefaultModel>(),
+            op::<prov::ListLlmModels>(),
+            op::<prov::GetLlmModel>(),
+            op::<prov::CreateLlmModel>(),
+            op::<prov::UpdateLlmModel>(),
+            op::<prov::DeleteLlmModel>(),
+            op::<prov::TestLlmModel>(),
+            op::<prov::ListEmbeddingModels>(),
+            op::<prov::GetEmbeddingModel>(),
+            op::<prov::CreateEmbeddingModel>(),
+            op::<prov::UpdateEmbeddingModel>(),
+            op::<prov::DeleteEmbeddingModel>(),
+            op::<prov::TestEmbeddingModel>(),
+            op::<prov::ListRerankModels>(),
+            op::<prov::GetRerankModel>(),
+            op::<prov::CreateRerankModel>(),
+            op::<prov::UpdateRerankModel>(),
+            op::<prov::DeleteRerankModel>(),
+            op::<prov::TestRerankModel>(),
         ]
     })
 }

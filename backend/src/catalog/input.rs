@@ -42,14 +42,26 @@ pub fn parse_body<B: DeserializeOwned + Validate>(bytes: &[u8]) -> ApiResult<B> 
     body_from_value(value)
 }
 
-/// Deserializes and validates a body given as JSON.
+/// Deserializes and validates a body given as JSON. LangBot's read-only keys are dropped only
+/// where the body type does not declare them (so `{"uuid": …}` bodies keep working).
 pub fn body_from_value<B: DeserializeOwned + Validate>(mut value: Value) -> ApiResult<B> {
-    if let Value::Object(map) = &mut value {
-        for key in IGNORED_BODY_KEYS {
-            map.remove(*key);
+    let body = loop {
+        match serde_path_to_error::deserialize::<_, B>(value.clone()) {
+            Ok(body) => break body,
+            Err(e) => {
+                let field = e.path().to_string();
+                let legacy = IGNORED_BODY_KEYS.contains(&field.as_str())
+                    && e.inner().to_string().starts_with("unknown field");
+                let removed = match &mut value {
+                    Value::Object(map) if legacy => map.remove(&field).is_some(),
+                    _ => false,
+                };
+                if !removed {
+                    return from_value(value, "");
+                }
+            }
         }
-    }
-    let body = from_value(value, "")?;
+    };
     validate(&body)?;
     Ok(body)
 }

@@ -4,6 +4,8 @@
 pub mod api_key;
 pub mod instance_metadata;
 pub mod membership;
+pub mod model;
+pub mod provider;
 pub mod user;
 pub mod workspace;
 pub mod workspace_invitation;

@@ -131,26 +131,33 @@ pub async fn rename(
     Ok(model.update(db).await?)
 }
 
-/// The stored message language (default `en_US`; an unknown stored value reads as the default).
-pub async fn language(db: &impl ConnectionTrait, ws: &Uuid) -> ApiResult<Language> {
-    let row = workspace_metadata::Entity::find_by_id((ws.to_string(), LANGUAGE_KEY.to_string()))
-        .one(db)
-        .await?;
-    Ok(row
-        .and_then(|r| r.value)
-        .and_then(|v| Language::parse(&v))
-        .unwrap_or_default())
+/// A Workspace setting (`workspace_metadata`), if stored.
+pub async fn setting(db: &impl ConnectionTrait, ws: &Uuid, key: &str) -> ApiResult<Option<String>> {
+    Ok(
+        workspace_metadata::Entity::find_by_id((ws.to_string(), key.to_string()))
+            .one(db)
+            .await?
+            .and_then(|r| r.value),
+    )
 }
 
-pub async fn set_language(
+/// Stores a Workspace setting; `None` removes it.
+pub async fn set_setting(
     db: &impl ConnectionTrait,
-    ws: &WorkspaceCtx,
-    language: Language,
+    ws: &Uuid,
+    key: &str,
+    value: Option<&str>,
 ) -> ApiResult<()> {
+    let Some(value) = value else {
+        workspace_metadata::Entity::delete_by_id((ws.to_string(), key.to_string()))
+            .exec(db)
+            .await?;
+        return Ok(());
+    };
     let row = workspace_metadata::ActiveModel {
-        workspace_uuid: Set(ws.uuid.to_string()),
-        key: Set(LANGUAGE_KEY.into()),
-        value: Set(Some(language.as_str().into())),
+        workspace_uuid: Set(ws.to_string()),
+        key: Set(key.into()),
+        value: Set(Some(value.into())),
     };
     workspace_metadata::Entity::insert(row)
         .on_conflict(
@@ -164,6 +171,22 @@ pub async fn set_language(
         .exec_without_returning(db)
         .await?;
     Ok(())
+}
+
+/// The stored message language (default `en_US`; an unknown stored value reads as the default).
+pub async fn language(db: &impl ConnectionTrait, ws: &Uuid) -> ApiResult<Language> {
+    Ok(setting(db, ws, LANGUAGE_KEY)
+        .await?
+        .and_then(|v| Language::parse(&v))
+        .unwrap_or_default())
+}
+
+pub async fn set_language(
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    language: Language,
+) -> ApiResult<()> {
+    set_setting(db, &ws.uuid, LANGUAGE_KEY, Some(language.as_str())).await
 }
 
 /// A membership with its account.

@@ -20,7 +20,10 @@ impl TestApp {
     /// Initializes the instance; returns the owner's session token.
     pub async fn init_owner(&self) -> String {
         let res = self
-            .post("/api/v1/user/init", &json!({ "user": OWNER_EMAIL, "password": PASSWORD }))
+            .post(
+                "/api/v1/user/init",
+                &json!({ "user": OWNER_EMAIL, "password": PASSWORD }),
+            )
             .await;
         res.data();
         self.login(OWNER_EMAIL, PASSWORD).await
@@ -28,7 +31,10 @@ impl TestApp {
 
     pub async fn login(&self, email: &str, password: &str) -> String {
         let res = self
-            .post("/api/v1/user/auth", &json!({ "user": email, "password": password }))
+            .post(
+                "/api/v1/user/auth",
+                &json!({ "user": email, "password": password }),
+            )
             .await;
         res.data()["token"].as_str().expect("token").to_string()
     }
@@ -39,18 +45,37 @@ impl TestApp {
     }
 
     /// A request with a bearer token and a JSON body.
-    pub async fn send_as(&self, token: &str, method: Method, path: &str, body: &Value) -> super::Response {
-        self.request(method, path).bearer(token).json(body).send().await
+    pub async fn send_as(
+        &self,
+        token: &str,
+        method: Method,
+        path: &str,
+        body: &Value,
+    ) -> super::Response {
+        self.request(method, path)
+            .bearer(token)
+            .json(body)
+            .send()
+            .await
     }
 
     /// The uuid of the Workspace a token works in by default.
     pub async fn workspace_of(&self, token: &str) -> String {
         let res = self.get_as(token, "/api/v1/workspaces/current").await;
-        res.data()["workspace"]["uuid"].as_str().expect("workspace uuid").to_string()
+        res.data()["workspace"]["uuid"]
+            .as_str()
+            .expect("workspace uuid")
+            .to_string()
     }
 
     /// Invites `email` with `role` into `workspace` (by `inviter`), registers and logs in.
-    pub async fn add_member(&self, inviter: &str, workspace: &str, email: &str, role: &str) -> Member {
+    pub async fn add_member(
+        &self,
+        inviter: &str,
+        workspace: &str,
+        email: &str,
+        role: &str,
+    ) -> Member {
         let res = self
             .send_as(
                 inviter,
@@ -59,7 +84,10 @@ impl TestApp {
                 &json!({ "email": email, "role": role }),
             )
             .await;
-        let token = res.data()["token"].as_str().expect("invitation token").to_string();
+        let token = res.data()["token"]
+            .as_str()
+            .expect("invitation token")
+            .to_string();
         let res = self
             .post(
                 "/api/v1/invitations/accept",
@@ -72,7 +100,10 @@ impl TestApp {
         Member {
             email: email.to_string(),
             token: session,
-            account_uuid: info.data()["account_uuid"].as_str().expect("account uuid").to_string(),
+            account_uuid: info.data()["account_uuid"]
+                .as_str()
+                .expect("account uuid")
+                .to_string(),
         }
     }
 
@@ -82,7 +113,9 @@ impl TestApp {
         if let Some(scopes) = scopes {
             body["scopes"] = json!(scopes);
         }
-        let res = self.send_as(token, Method::POST, "/api/v1/apikeys", &body).await;
+        let res = self
+            .send_as(token, Method::POST, "/api/v1/apikeys", &body)
+            .await;
         let key = &res.data()["key"];
         (
             key["id"].as_i64().expect("key id"),
@@ -93,8 +126,16 @@ impl TestApp {
     /// Creates another Workspace owned by `token`'s account (needs `workspaces.multi`).
     pub async fn create_workspace(&self, token: &str, name: &str) -> String {
         let res = self
-            .send_as(token, Method::POST, "/api/v1/workspaces", &json!({ "name": name }))
+            .send_as(
+                token,
+                Method::POST,
+                "/api/v1/workspaces",
+                &json!({ "name": name }),
+            )
             .await;
-        res.data()["uuid"].as_str().expect("workspace uuid").to_string()
+        res.data()["uuid"]
+            .as_str()
+            .expect("workspace uuid")
+            .to_string()
     }
 }

@@ -1,0 +1,334 @@
+//! `POST {base}/chat/completions`, plain and streaming (SSE).
+
+use std::collections::BTreeMap;
+use std::pin::Pin;
+use std::time::Duration;
+
+use eventsource_stream::Eventsource;
+use futures_util::{Stream, StreamExt};
+use serde_json::{json, Map, Value};
+
+use super::types::{
+    ChatMessage, ChatRequest, ChatResponse, Endpoint, StreamEvent, ToolCall, ToolCallFunction,
+    Usage,
+};
+use super::{UpstreamCode, UpstreamError};
+
+/// Keys of `extra_args` the host interprets instead of forwarding.
+const RESERVED: &[&str] = &[
+    "reasoning_config",
+    "request_policy",
+    "prompt_caching",
+    "timeout",
+    "extra_headers",
+    "extra_body",
+];
+
+fn body(req: &ChatRequest, stream: bool) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(req.model));
+    body.insert("messages".into(), json!(req.messages));
+    if !req.tools.is_empty() {
+        let tools: Vec<Value> = req
+            .tools
+            .iter()
+            .map(|t| json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": t.parameters } }))
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+        body.insert("tool_choice".into(), json!("auto"));
+    }
+    for (key, value) in &req.extra {
+        if !RESERVED.contains(&key.as_str()) {
+            body.insert(key.clone(), value.clone());
+        }
+    }
+    if let Some(Value::Object(extra_body)) = req.extra.get("extra_body") {
+        body.extend(extra_body.clone());
+    }
+    if stream {
+        body.insert("stream".into(), json!(true));
+        body.insert("stream_options".into(), json!({ "include_usage": true }));
+    }
+    Value::Object(body)
+}
+
+fn request(
+    http: &reqwest::Client,
+    ep: &Endpoint,
+    req: &ChatRequest,
+    stream: bool,
+) -> reqwest::RequestBuilder {
+    let mut rb = http
+        .post(ep.url("chat/completions"))
+        .json(&body(req, stream));
+    if let Some(key) = ep.api_key.as_deref().filter(|k| !k.is_empty()) {
+        rb = rb.bearer_auth(key);
+    }
+    if let Some(Value::Object(headers)) = req.extra.get("extra_headers") {
+        for (name, value) in headers {
+            if let Some(value) = value.as_str() {
+                rb = rb.header(name.as_str(), value);
+            }
+        }
+    }
+    rb
+}
+
+async fn check(resp: reqwest::Response) -> Result<reqwest::Response, UpstreamError> {
+    let status = resp.status();
+    if status.is_success() {
+        return Ok(resp);
+    }
+    let text = resp.text().await.unwrap_or_default();
+    Err(UpstreamError::from_response(status.as_u16(), &text))
+}
+
+fn parse_usage(value: &Value) -> Usage {
+    serde_json::from_value::<Usage>(value.clone())
+        .unwrap_or_default()
+        .normalized()
+}
+
+/// One non-streaming call, bounded by the endpoint's timeout.
+pub async fn chat(
+    http: &reqwest::Client,
+    ep: &Endpoint,
+    req: &ChatRequest,
+) -> Result<ChatResponse, UpstreamError> {
+    let resp = request(http, ep, req, false)
+        .timeout(ep.timeout)
+        .send()
+        .await
+        .map_err(UpstreamError::transport)?;
+    let resp = check(resp).await?;
+    let value: Value = resp.json().await.map_err(UpstreamError::transport)?;
+    let choice = &value["choices"][0];
+    let mut message: ChatMessage =
+        serde_json::from_value(choice["message"].clone()).map_err(|e| {
+            UpstreamError::new(
+                UpstreamCode::UpstreamError,
+                None,
+                format!("unexpected response: {e}"),
+            )
+        })?;
+    if message.content.is_none() {
+        message.content = Some(String::new());
+    }
+    Ok(ChatResponse {
+        message,
+        usage: parse_usage(&value["usage"]),
+        finish_reason: choice["finish_reason"].as_str().map(str::to_string),
+    })
+}
+
+/// The events of a streaming call.
+pub type ChatStream = Pin<Box<dyn Stream<Item = Result<StreamEvent, UpstreamError>> + Send>>;
+
+/// Assembles the deltas of a stream into the final message.
+#[derive(Default)]
+struct Accumulator {
+    content: String,
+    tool_calls: BTreeMap<u64, (Option<String>, String, String)>,
+    usage: Usage,
+    finish_reason: Option<String>,
+}
+
+impl Accumulator {
+    /// Takes one chunk; returns its text delta, if any.
+    fn absorb(&mut self, chunk: &Value) -> Option<String> {
+        if chunk["usage"].is_object() {
+            self.usage = parse_usage(&chunk["usage"]);
+        }
+        let choice = &chunk["choices"][0];
+        if let Some(reason) = choice["finish_reason"].as_str() {
+            self.finish_reason = Some(reason.to_string());
+        }
+        let delta = &choice["delta"];
+        for call in delta["tool_calls"].as_array().into_iter().flatten() {
+            let index = call["index"].as_u64().unwrap_or(0);
+            let entry = self.tool_calls.entry(index).or_default();
+            if let Some(id) = call["id"].as_str() {
+                entry.0 = Some(id.to_string());
+            }
+            if let Some(name) = call["function"]["name"].as_str() {
+                entry.1.push_str(name);
+            }
+            if let Some(args) = call["function"]["arguments"].as_str() {
+                entry.2.push_str(args);
+            }
+        }
+        let text = delta["content"].as_str().filter(|t| !t.is_empty())?;
+        self.content.push_str(text);
+        Some(text.to_string())
+    }
+
+    fn finish(&mut self) -> StreamEvent {
+        let calls: Vec<ToolCall> = std::mem::take(&mut self.tool_calls)
+            .into_iter()
+            .filter(|(_, (_, name, _))| !name.is_empty())
+            .map(|(index, (id, name, arguments))| ToolCall {
+                id: id.unwrap_or_else(|| format!("call_{index}")),
+                kind: "function".into(),
+                function: ToolCallFunction { name, arguments },
+            })
+            .collect();
+        StreamEvent::Done {
+            message: ChatMessage {
+                role: "assistant".into(),
+                content: Some(std::mem::take(&mut self.content)),
+                tool_calls: (!calls.is_empty()).then_some(calls),
+                tool_call_id: None,
+            },
+            usage: self.usage,
+            finish_reason: self.finish_reason.take(),
+        }
+    }
+}
+
+type RawEvents = Pin<Box<dyn Stream<Item = Result<eventsource_stream::Event, String>> + Send>>;
+
+struct StreamState {
+    events: RawEvents,
+    acc: Accumulator,
+    idle: Duration,
+    finished: bool,
+}
+
+/// A streaming call: the first event must arrive within the timeout, and so must each next one.
+pub async fn chat_stream(
+    http: &reqwest::Client,
+    ep: &Endpoint,
+    req: &ChatRequest,
+) -> Result<ChatStream, UpstreamError> {
+    let send = request(http, ep, req, true).send();
+    let resp = tokio::time::timeout(ep.timeout, send)
+        .await
+        .map_err(|_| UpstreamError::timeout())?
+        .map_err(UpstreamError::transport)?;
+    let resp = check(resp).await?;
+    let events: RawEvents = Box::pin(
+        resp.bytes_stream()
+            .eventsource()
+            .map(|r| r.map_err(|e| e.to_string())),
+    );
+    let state = StreamState {
+        events,
+        acc: Accumulator::default(),
+        idle: ep.timeout,
+        finished: false,
+    };
+    Ok(Box::pin(futures_util::stream::unfold(
+        state,
+        |mut s| async move {
+            if s.finished {
+                return None;
+            }
+            loop {
+                let next = match tokio::time::timeout(s.idle, s.events.next()).await {
+                    Ok(next) => next,
+                    Err(_) => {
+                        s.finished = true;
+                        return Some((Err(UpstreamError::timeout()), s));
+                    }
+                };
+                let event = match next {
+                    None => {
+                        s.finished = true;
+                        let done = s.acc.finish();
+                        return Some((Ok(done), s));
+                    }
+                    Some(Err(e)) => {
+                        s.finished = true;
+                        let err = UpstreamError::new(
+                            UpstreamCode::UpstreamError,
+                            None,
+                            format!("stream broken: {e}"),
+                        );
+                        return Some((Err(err), s));
+                    }
+                    Some(Ok(event)) => event,
+                };
+                if event.data.trim() == "[DONE]" {
+                    s.finished = true;
+                    let done = s.acc.finish();
+                    return Some((Ok(done), s));
+                }
+                let Ok(chunk) = serde_json::from_str::<Value>(&event.data) else {
+                    continue;
+                };
+                if chunk["error"].is_object() {
+                    s.finished = true;
+                    let message = chunk["error"]["message"]
+                        .as_str()
+                        .unwrap_or("stream error")
+                        .to_string();
+                    return Some((
+                        Err(UpstreamError::new(
+                            UpstreamCode::UpstreamError,
+                            None,
+                            message,
+                        )),
+                        s,
+                    ));
+                }
+                if let Some(text) = s.acc.absorb(&chunk) {
+                    return Some((Ok(StreamEvent::Content(text)), s));
+                }
+            }
+        },
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_call_deltas_are_assembled_by_index() {
+        let mut acc = Accumulator::default();
+        let chunks = [
+            json!({"choices":[{"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","function":{"name":"get_","arguments":"{\"ci"}}]}}]}),
+            json!({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"weather","arguments":"ty\":1}"}}]}}]}),
+            json!({"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"name":"noid","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}),
+            json!({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}),
+        ];
+        for c in &chunks {
+            assert_eq!(acc.absorb(c), None);
+        }
+        let StreamEvent::Done {
+            message,
+            usage,
+            finish_reason,
+        } = acc.finish()
+        else {
+            panic!("not done");
+        };
+        let calls = message.tool_calls.unwrap_or_default();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0].id, "call_a");
+        assert_eq!(calls[0].function.name, "get_weather");
+        assert_eq!(calls[0].function.arguments, "{\"city\":1}");
+        assert_eq!(calls[1].id, "call_1");
+        assert_eq!(usage.total_tokens, 7);
+        assert_eq!(finish_reason.as_deref(), Some("tool_calls"));
+    }
+
+    #[test]
+    fn reserved_extra_args_are_not_forwarded() {
+        let mut extra = Map::new();
+        extra.insert("temperature".into(), json!(0.2));
+        extra.insert("timeout".into(), json!(5));
+        extra.insert("extra_body".into(), json!({"top_k": 3}));
+        let req = ChatRequest {
+            model: "m".into(),
+            messages: vec![ChatMessage::text("user", "hi")],
+            tools: vec![],
+            extra,
+        };
+        let b = body(&req, true);
+        assert_eq!(b["temperature"], 0.2);
+        assert_eq!(b["top_k"], 3);
+        assert!(b.get("timeout").is_none());
+        assert_eq!(b["stream_options"]["include_usage"], true);
+    }
+}

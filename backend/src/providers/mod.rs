@@ -1,0 +1,9 @@
+//! Model providers, their models (LLM, embedding, rerank), the requester catalog, secrets,
+//! cascade delete and the starred model.
+
+pub mod dto;
+pub mod models;
+pub mod ops;
+pub mod requesters;
+pub mod secrets;
+pub mod service;

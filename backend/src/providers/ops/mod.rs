@@ -1,0 +1,13 @@
+//! Provider, model, requester and starred-model operations.
+
+mod models;
+mod providers;
+mod requesters;
+mod starred;
+
+pub use models::*;
+pub use providers::{
+    CreateProviderOp, DeleteProvider, GetProvider, ListProviders, UpdateProviderOp,
+};
+pub use requesters::{GetRequester, ListRequesters};
+pub use starred::{GetDefaultModel, GetStarredModel, SetStarredModel};

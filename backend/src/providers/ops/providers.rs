@@ -1,0 +1,227 @@
+//! `/provider/providers`: list, get, create, update, delete (with cascade).
+
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use crate::access::{Permission, RequestCtx};
+use crate::catalog::{
+    Access, Input, McpTool, Method, NoBody, NoParams, Null, OpMeta, Operation, PageQuery,
+};
+use crate::error::{ApiResult, ErrorCode};
+use crate::providers::dto::{
+    CascadeQuery, CreateProvider, Created, DeleteReport, ProviderEnvelope, ProviderList,
+    ProviderListQuery, SecretQuery, UpdateProvider,
+};
+use crate::providers::service;
+use crate::state::AppState;
+
+/// `{provider_uuid}`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ProviderPath {
+    pub provider_uuid: Uuid,
+}
+
+const fn meta(
+    id: &'static str,
+    method: Method,
+    path: &'static str,
+    summary: &'static str,
+    permission: Permission,
+    errors: &'static [ErrorCode],
+    mcp: Option<McpTool>,
+) -> OpMeta {
+    OpMeta {
+        id,
+        method,
+        path,
+        summary,
+        description: "",
+        tag: "providers",
+        access: Access::Workspace,
+        permission: Some(permission),
+        errors,
+        mcp,
+    }
+}
+
+pub struct ListProviders;
+
+impl Operation for ListProviders {
+    const META: OpMeta = meta(
+        "list_model_providers",
+        Method::Get,
+        "/provider/providers",
+        "Model providers with their model counts (secrets masked without provider_secret.manage)",
+        Permission::ResourceView,
+        &[],
+        Some(McpTool::FLAT),
+    );
+    type Path = NoParams;
+    type Query = ProviderListQuery;
+    type Body = NoBody;
+    type Output = ProviderList;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        input: Input<NoParams, ProviderListQuery, NoBody>,
+    ) -> ApiResult<ProviderList> {
+        let ws = ctx.workspace()?;
+        let reveal = service::reveal(ws, input.query.include_secret);
+        let counts = service::counts(&state.db, ws).await?;
+        let page = PageQuery {
+            limit: input.query.limit,
+            offset: input.query.offset,
+        };
+        let (rows, info) = page.slice(service::list(&state.db, ws).await?);
+        Ok(ProviderList {
+            providers: rows
+                .into_iter()
+                .map(|p| {
+                    let c = counts.get(&p.uuid).copied().unwrap_or_default();
+                    service::to_dto(p, Some(c), reveal)
+                })
+                .collect(),
+            page: info,
+        })
+    }
+}
+
+pub struct GetProvider;
+
+impl Operation for GetProvider {
+    const META: OpMeta = meta(
+        "get_model_provider",
+        Method::Get,
+        "/provider/providers/{provider_uuid}",
+        "One model provider",
+        Permission::ResourceView,
+        &[],
+        None,
+    );
+    type Path = ProviderPath;
+    type Query = SecretQuery;
+    type Body = NoBody;
+    type Output = ProviderEnvelope;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        input: Input<ProviderPath, SecretQuery, NoBody>,
+    ) -> ApiResult<ProviderEnvelope> {
+        let ws = ctx.workspace()?;
+        let row = service::get(&state.db, ws, &input.path.provider_uuid).await?;
+        let counts = service::counts(&state.db, ws)
+            .await?
+            .get(&row.uuid)
+            .copied()
+            .unwrap_or_default();
+        Ok(ProviderEnvelope {
+            provider: service::to_dto(
+                row,
+                Some(counts),
+                service::reveal(ws, input.query.include_secret),
+            ),
+        })
+    }
+}
+
+pub struct CreateProviderOp;
+
+impl Operation for CreateProviderOp {
+    const META: OpMeta = meta(
+        "create_model_provider",
+        Method::Post,
+        "/provider/providers",
+        "Create a model provider",
+        Permission::ProviderSecretManage,
+        &[],
+        None,
+    );
+    type Path = NoParams;
+    type Query = NoParams;
+    type Body = CreateProvider;
+    type Output = Created;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        input: Input<NoParams, NoParams, CreateProvider>,
+    ) -> ApiResult<Created> {
+        let row = service::create(&state.db, ctx.workspace()?, input.body).await?;
+        Ok(Created { uuid: row.uuid })
+    }
+}
+
+pub struct UpdateProviderOp;
+
+impl Operation for UpdateProviderOp {
+    const META: OpMeta = meta(
+        "update_model_provider",
+        Method::Put,
+        "/provider/providers/{provider_uuid}",
+        "Update a model provider (`***` keys keep the stored ones)",
+        Permission::ProviderSecretManage,
+        &[],
+        None,
+    );
+    type Path = ProviderPath;
+    type Query = NoParams;
+    type Body = UpdateProvider;
+    type Output = Null;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        input: Input<ProviderPath, NoParams, UpdateProvider>,
+    ) -> ApiResult<Null> {
+        service::update(
+            &state.db,
+            ctx.workspace()?,
+            &input.path.provider_uuid,
+            input.body,
+        )
+        .await?;
+        Ok(Null)
+    }
+}
+
+pub struct DeleteProvider;
+
+impl Operation for DeleteProvider {
+    const META: OpMeta = OpMeta {
+        description: "Without `cascade=true`, refuses with 409 `provider_has_models` while the provider has models. \
+                      With it, deletes the provider and all its models in one transaction and clears the starred \
+                      model if it was one of them.",
+        ..meta(
+            "delete_model_provider",
+            Method::Delete,
+            "/provider/providers/{provider_uuid}",
+            "Delete a model provider (optionally with all its models)",
+            Permission::ResourceManage,
+            &[ErrorCode::ProviderHasModels],
+            None,
+        )
+    };
+    type Path = ProviderPath;
+    type Query = CascadeQuery;
+    type Body = NoBody;
+    type Output = DeleteReport;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        input: Input<ProviderPath, CascadeQuery, NoBody>,
+    ) -> ApiResult<DeleteReport> {
+        let cascade = input.query.cascade.unwrap_or(false);
+        service::delete(
+            &state.db,
+            ctx.workspace()?,
+            &input.path.provider_uuid,
+            cascade,
+        )
+        .await
+    }
+}

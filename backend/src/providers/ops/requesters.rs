@@ -1,0 +1,83 @@
+//! `/provider/requesters`: the requester catalog.
+
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::access::RequestCtx;
+use crate::catalog::{Access, Input, Method, NoBody, NoParams, OpMeta, Operation};
+use crate::error::{ApiError, ApiResult};
+use crate::providers::dto::{RequesterEnvelope, RequesterList, RequesterQuery};
+use crate::providers::requesters;
+use crate::state::AppState;
+
+/// `{name}`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct RequesterPath {
+    pub name: String,
+}
+
+pub struct ListRequesters;
+
+impl Operation for ListRequesters {
+    const META: OpMeta = OpMeta {
+        id: "list_requesters",
+        method: Method::Get,
+        path: "/provider/requesters",
+        summary: "The requesters models can be called through, with their config schemas",
+        description: "`type` filters by `support_type` (`llm`, `text-embedding`, `rerank`).",
+        tag: "providers",
+        access: Access::Workspace,
+        permission: None,
+        errors: &[],
+        mcp: None,
+    };
+    type Path = NoParams;
+    type Query = RequesterQuery;
+    type Body = NoBody;
+    type Output = RequesterList;
+
+    async fn run(
+        _: &AppState,
+        _: &RequestCtx,
+        input: Input<NoParams, RequesterQuery, NoBody>,
+    ) -> ApiResult<RequesterList> {
+        let kind = input.query.kind.filter(|k| !k.is_empty());
+        Ok(RequesterList {
+            requesters: requesters::all()
+                .into_iter()
+                .filter(|r| kind.as_deref().is_none_or(|k| r.support_type.contains(&k)))
+                .collect(),
+        })
+    }
+}
+
+pub struct GetRequester;
+
+impl Operation for GetRequester {
+    const META: OpMeta = OpMeta {
+        id: "get_requester",
+        method: Method::Get,
+        path: "/provider/requesters/{name}",
+        summary: "One requester",
+        description: "",
+        tag: "providers",
+        access: Access::Workspace,
+        permission: None,
+        errors: &[],
+        mcp: None,
+    };
+    type Path = RequesterPath;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = RequesterEnvelope;
+
+    async fn run(
+        _: &AppState,
+        _: &RequestCtx,
+        input: Input<RequesterPath, NoParams, NoBody>,
+    ) -> ApiResult<RequesterEnvelope> {
+        let requester = requesters::find(&input.path.name).ok_or_else(ApiError::not_found)?;
+        Ok(RequesterEnvelope { requester })
+    }
+}
