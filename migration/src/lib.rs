@@ -5,6 +5,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod m20261130_000001_identity;
 mod m20261130_000002_providers;
+mod m20261130_000003_pipelines_bots;
 
 pub struct Migrator;
 
@@ -14,6 +15,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261130_000001_identity::Migration),
             Box::new(m20261130_000002_providers::Migration),
+            Box::new(m20261130_000003_pipelines_bots::Migration),
         ]
     }
 }

@@ -94,6 +94,8 @@ pub fn operations() -> &'static [Box<dyn DynOperation>] {
     LIST.get_or_init(|| {
         use crate::accounts::ops as user;
         use crate::apikeys::ops as keys;
+        use crate::bots::ops as bots;
+        use crate::pipelines::ops as pipes;
         use crate::providers::ops as prov;
         use crate::system::ops as system;
         use crate::workspaces::ops as ws;
@@ -160,6 +162,24 @@ pub fn operations() -> &'static [Box<dyn DynOperation>] {
             op::<prov::UpdateRerankModel>(),
             op::<prov::DeleteRerankModel>(),
             op::<prov::TestRerankModel>(),
+            // pipelines
+            op::<pipes::ListPipelines>(),
+            op::<pipes::GetPipelineMetadata>(),
+            op::<pipes::GetPipeline>(),
+            op::<pipes::CreatePipelineOp>(),
+            op::<pipes::UpdatePipelineOp>(),
+            op::<pipes::DeletePipelineOp>(),
+            op::<pipes::CopyPipeline>(),
+            op::<pipes::SetDefaultPipeline>(),
+            // adapters, bots, routes
+            op::<bots::ListAdapters>(),
+            op::<bots::GetAdapter>(),
+            op::<bots::ListBots>(),
+            op::<bots::GetBot>(),
+            op::<bots::CreateBotOp>(),
+            op::<bots::UpdateBotOp>(),
+            op::<bots::DeleteBot>(),
+            op::<bots::DryRunRoutes>(),
         ]
     })
 }

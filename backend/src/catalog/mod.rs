@@ -3,7 +3,7 @@
 
 mod dispatch;
 pub mod http;
-mod input;
+pub mod input;
 pub mod openapi;
 mod page;
 mod types;

@@ -2,9 +2,11 @@
 //! API: resources map them to DTOs.
 
 pub mod api_key;
+pub mod bot;
 pub mod instance_metadata;
 pub mod membership;
 pub mod model;
+pub mod pipeline;
 pub mod provider;
 pub mod user;
 pub mod workspace;

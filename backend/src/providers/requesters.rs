@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, ApiResult};
+pub use crate::forms::{ConfigField, I18nText};
 
 /// What a model is used for, as requesters declare it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,34 +40,6 @@ impl ModelKind {
     }
 }
 
-/// A localized text.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct I18nText {
-    #[serde(rename = "en_US")]
-    pub en_us: &'static str,
-    #[serde(rename = "zh_Hans")]
-    pub zh_hans: &'static str,
-}
-
-/// One config field of a requester.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ConfigField {
-    pub name: &'static str,
-    pub label: I18nText,
-    /// `string`, `integer` or `boolean`.
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub required: bool,
-    #[schema(value_type = Object)]
-    pub default: Value,
-    /// Secret fields are masked on read and kept when updated with `***`.
-    pub secret: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub minimum: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub maximum: Option<i64>,
-}
-
 /// A base-URL preset (OpenAI, DeepSeek, Ollama …).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Preset {
@@ -95,35 +68,15 @@ pub struct Requester {
 }
 
 fn base_url_field(default: &'static str) -> ConfigField {
-    ConfigField {
-        name: "base_url",
-        label: I18nText {
-            en_us: "Base URL",
-            zh_hans: "基础 URL",
-        },
-        kind: "string",
-        required: true,
-        default: json!(default),
-        secret: false,
-        minimum: None,
-        maximum: None,
-    }
+    ConfigField::new("base_url", "Base URL", "基础 URL", "url")
+        .required()
+        .default(json!(default))
 }
 
 fn timeout_field() -> ConfigField {
-    ConfigField {
-        name: "timeout",
-        label: I18nText {
-            en_us: "Timeout (seconds)",
-            zh_hans: "超时（秒）",
-        },
-        kind: "integer",
-        required: false,
-        default: json!(DEFAULT_TIMEOUT_SECS),
-        secret: false,
-        minimum: Some(1),
-        maximum: Some(600),
-    }
+    ConfigField::new("timeout", "Timeout (seconds)", "超时（秒）", "integer")
+        .default(json!(DEFAULT_TIMEOUT_SECS))
+        .range(1, 600)
 }
 
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
@@ -270,51 +223,14 @@ impl Requester {
     /// Validates a provider's `config` object against the schema (every field but `base_url`,
     /// which is a column of its own); fills defaults.
     pub fn validate_config(&self, config: &Value) -> ApiResult<Value> {
-        let Some(map) = config.as_object() else {
-            return Err(
-                ApiError::invalid("config must be an object").field("config", "must be an object")
-            );
-        };
-        let fields: Vec<&ConfigField> = self
+        let fields: Vec<ConfigField> = self
             .spec
             .config
             .iter()
             .filter(|f| f.name != "base_url")
+            .cloned()
             .collect();
-        let mut out = serde_json::Map::new();
-        for (key, value) in map {
-            let path = format!("config.{key}");
-            let field = fields.iter().find(|f| f.name == key).ok_or_else(|| {
-                ApiError::invalid(format!("Unknown config field {key}"))
-                    .field(&path, "is not a field of this requester")
-            })?;
-            let ok = match field.kind {
-                "integer" => value.as_i64().is_some_and(|n| {
-                    field.minimum.is_none_or(|min| n >= min)
-                        && field.maximum.is_none_or(|max| n <= max)
-                }),
-                "boolean" => value.is_boolean(),
-                _ => value.as_str().is_some_and(|s| s.len() <= 4096),
-            };
-            if !ok {
-                let expected = match (field.kind, field.minimum, field.maximum) {
-                    ("integer", Some(min), Some(max)) => {
-                        format!("must be an integer from {min} to {max}")
-                    }
-                    (kind, _, _) => format!("must be a {kind}"),
-                };
-                return Err(
-                    ApiError::invalid(format!("Invalid {path}: {expected}")).field(path, expected)
-                );
-            }
-            out.insert(key.clone(), value.clone());
-        }
-        for field in fields {
-            if !out.contains_key(field.name) {
-                out.insert(field.name.to_string(), field.default.clone());
-            }
-        }
-        Ok(Value::Object(out))
+        crate::forms::validate(&fields, config, "config")
     }
 
     pub fn secret_fields(&self) -> impl Iterator<Item = &'static str> + '_ {

@@ -3,11 +3,16 @@
 mod backend;
 mod chaos;
 mod client;
+mod fake_openai;
 mod fixtures;
 
 pub use backend::test_store;
 pub use chaos::ChaosProxy;
 pub use client::{Response, TestApp};
+pub use fake_openai::{
+    content_chunk, embedding_of, finish_chunk, openai_error, role_chunk, tool_call_chunk,
+    usage_chunk, FakeOpenAi, Received, Route,
+};
 pub use fixtures::{Member, OWNER_EMAIL, PASSWORD};
 
 use langbot::config::Settings;

@@ -1,0 +1,8 @@
+//! Bots, the adapter catalog, message routes and the route engine.
+
+pub mod adapters;
+pub mod dto;
+pub mod engine;
+pub mod ops;
+pub mod routes;
+pub mod service;

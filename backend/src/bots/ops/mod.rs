@@ -1,0 +1,20 @@
+//! Adapter catalog, bot and route operations.
+
+mod adapters;
+mod bots;
+mod dry_run;
+
+pub use adapters::{GetAdapter, ListAdapters};
+pub use bots::{CreateBotOp, DeleteBot, GetBot, ListBots, UpdateBotOp};
+pub use dry_run::DryRunRoutes;
+
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+/// `{bot_uuid}`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct BotPath {
+    pub bot_uuid: Uuid,
+}

@@ -1,0 +1,265 @@
+//! Bot storage and rules: adapter config validation, secrets, routes. Every query takes the
+//! caller's `WorkspaceCtx`.
+
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
+    QueryOrder,
+};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use super::adapters::{self, Adapter};
+use super::dto::{Bot, CreateBot, UpdateBot};
+use super::routes::{self, Route, RouteInput, TargetType};
+use crate::access::{Permission, WorkspaceCtx};
+use crate::entities::bot;
+use crate::error::{ApiError, ApiResult};
+use crate::forms;
+use crate::pipelines::dto::RoutingBot;
+
+fn adapter(name: &str) -> ApiResult<Adapter> {
+    adapters::find(name).ok_or_else(|| {
+        ApiError::invalid(format!("Unknown adapter: {name}"))
+            .field("adapter", "is not an adapter this server implements")
+    })
+}
+
+/// Validates an adapter config (restoring `***` secrets from `stored`).
+fn check_config(adapter: &Adapter, submitted: &Value, stored: Option<&Value>) -> ApiResult<Value> {
+    let restored =
+        forms::restore_secrets(&adapter.spec.config, submitted, stored, "adapter_config")?;
+    forms::validate(&adapter.spec.config, &restored, "adapter_config")
+}
+
+pub fn webhook_path(uuid: &str) -> String {
+    format!("/bots/{uuid}")
+}
+
+pub fn stored_routes(row: &bot::Model) -> Vec<Route> {
+    serde_json::from_value(row.event_bindings.clone()).unwrap_or_default()
+}
+
+pub fn to_dto(row: bot::Model, ws: &WorkspaceCtx, public_url: &str) -> Bot {
+    let config = match adapters::find(&row.adapter) {
+        Some(a) => forms::mask_secrets(&a.spec.config, &row.adapter_config),
+        None => crate::providers::secrets::mask_value(&row.adapter_config),
+    };
+    let config = if ws.permissions.contains(Permission::ResourceManage) {
+        config
+    } else {
+        crate::providers::secrets::mask_value(&config)
+    };
+    let event_bindings = stored_routes(&row);
+    Bot {
+        webhook_url: format!("{public_url}{}", webhook_path(&row.uuid)),
+        uuid: row.uuid,
+        workspace_uuid: row.workspace_uuid,
+        name: row.name,
+        description: row.description,
+        adapter: row.adapter,
+        adapter_config: config,
+        enable: row.enable,
+        event_bindings,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+    }
+}
+
+pub async fn list(db: &impl ConnectionTrait, ws: &WorkspaceCtx) -> ApiResult<Vec<bot::Model>> {
+    Ok(bot::Entity::find()
+        .filter(bot::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
+        .order_by_asc(bot::Column::CreatedAt)
+        .order_by_asc(bot::Column::Uuid)
+        .all(db)
+        .await?)
+}
+
+/// A bot of this Workspace, else 404.
+pub async fn get(
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    uuid: &Uuid,
+) -> ApiResult<bot::Model> {
+    bot::Entity::find_by_id(uuid.to_string())
+        .filter(bot::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
+        .one(db)
+        .await?
+        .ok_or_else(ApiError::not_found)
+}
+
+/// Normalizes routes and checks that every pipeline target exists in this Workspace.
+async fn check_routes(
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    inputs: Vec<RouteInput>,
+) -> ApiResult<Vec<Route>> {
+    let routes = routes::normalize(inputs, "event_bindings")?;
+    for (i, r) in routes
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.target_type == TargetType::Pipeline)
+    {
+        let uuid = Uuid::parse_str(&r.target_uuid).unwrap_or_default();
+        if crate::pipelines::service::get(db, ws, &uuid).await.is_err() {
+            let path = format!("event_bindings[{i}].target_uuid");
+            return Err(ApiError::invalid(format!(
+                "Invalid route: {path} is not a pipeline of this Workspace"
+            ))
+            .field(path, "is not a pipeline of this Workspace"));
+        }
+    }
+    Ok(routes)
+}
+
+fn routes_json(routes: &[Route]) -> ApiResult<Value> {
+    serde_json::to_value(routes).map_err(ApiError::internal)
+}
+
+pub async fn create(
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    input: CreateBot,
+) -> ApiResult<bot::Model> {
+    let name = input.name.trim();
+    if name.is_empty() {
+        return Err(
+            ApiError::invalid("The name must not be blank").field("name", "must not be blank")
+        );
+    }
+    let adapter = adapter(input.adapter.trim())?;
+    let config = check_config(&adapter, &input.adapter_config, None)?;
+    let mut routes = check_routes(db, ws, input.event_bindings.unwrap_or_default()).await?;
+    if routes.is_empty() {
+        let pipeline = crate::pipelines::service::pipeline_for_default_routes(db, ws).await?;
+        routes = routes::default_routes(&pipeline.uuid);
+    }
+    let now = crate::db::now();
+    let row = bot::ActiveModel {
+        uuid: Set(Uuid::new_v4().to_string()),
+        workspace_uuid: Set(ws.uuid.to_string()),
+        name: Set(name.to_string()),
+        description: Set(input.description.unwrap_or_default().trim().to_string()),
+        adapter: Set(adapter.name.to_string()),
+        adapter_config: Set(config),
+        enable: Set(input.enable),
+        event_bindings: Set(routes_json(&routes)?),
+        created_at: Set(now),
+        updated_at: Set(now),
+    };
+    Ok(row.insert(db).await?)
+}
+
+pub async fn update(
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    uuid: &Uuid,
+    input: UpdateBot,
+) -> ApiResult<bot::Model> {
+    let stored = get(db, ws, uuid).await?;
+    let mut row: bot::ActiveModel = stored.clone().into();
+    if let Some(name) = input.name {
+        let name = name.trim().to_string();
+        if name.is_empty() {
+            return Err(
+                ApiError::invalid("The name must not be blank").field("name", "must not be blank")
+            );
+        }
+        row.name = Set(name);
+    }
+    if let Some(d) = input.description {
+        row.description = Set(d.trim().to_string());
+    }
+    let adapter_changed = input
+        .adapter
+        .as_deref()
+        .is_some_and(|a| a.trim() != stored.adapter);
+    let adapter = adapter(
+        input
+            .adapter
+            .as_deref()
+            .map(str::trim)
+            .unwrap_or(&stored.adapter),
+    )?;
+    match input.adapter_config {
+        Some(config) => {
+            let previous = (!adapter_changed).then_some(&stored.adapter_config);
+            row.adapter_config = Set(check_config(&adapter, &config, previous)?);
+        }
+        None if adapter_changed => {
+            return Err(ApiError::invalid("A new adapter needs its adapter_config")
+                .field("adapter_config", "is required when the adapter changes"));
+        }
+        None => {}
+    }
+    row.adapter = Set(adapter.name.to_string());
+    if let Some(enable) = input.enable {
+        row.enable = Set(enable);
+    }
+    if let Some(inputs) = input.event_bindings {
+        row.event_bindings = Set(routes_json(&check_routes(db, ws, inputs).await?)?);
+    }
+    row.updated_at = Set(crate::db::now());
+    Ok(row.update(db).await?)
+}
+
+pub async fn delete(
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    uuid: &Uuid,
+) -> ApiResult<bot::Model> {
+    let row = get(db, ws, uuid).await?;
+    bot::Entity::delete_by_id(row.uuid.clone()).exec(db).await?;
+    Ok(row)
+}
+
+/// Bots whose routes target `pipeline`, with those route ids.
+pub async fn routes_targeting(
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    pipeline: &str,
+) -> ApiResult<Vec<RoutingBot>> {
+    Ok(list(db, ws)
+        .await?
+        .into_iter()
+        .filter_map(|b| {
+            let ids: Vec<String> = stored_routes(&b)
+                .into_iter()
+                .filter(|r| r.target_type == TargetType::Pipeline && r.target_uuid == pipeline)
+                .map(|r| r.id)
+                .collect();
+            (!ids.is_empty()).then(|| RoutingBot {
+                bot_uuid: b.uuid,
+                bot_name: b.name,
+                route_ids: ids,
+            })
+        })
+        .collect())
+}
+
+/// Removes every route that targets `pipeline` (renumbering `order`).
+pub async fn remove_routes_targeting(
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    pipeline: &str,
+) -> ApiResult<()> {
+    for b in list(db, ws).await? {
+        let routes = stored_routes(&b);
+        let kept: Vec<Route> = routes
+            .iter()
+            .filter(|r| !(r.target_type == TargetType::Pipeline && r.target_uuid == pipeline))
+            .cloned()
+            .enumerate()
+            .map(|(i, r)| Route {
+                order: i as i64,
+                ..r
+            })
+            .collect();
+        if kept.len() != routes.len() {
+            let mut row: bot::ActiveModel = b.into();
+            row.event_bindings = Set(json!(kept));
+            row.updated_at = Set(crate::db::now());
+            row.update(db).await?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,16 @@
+//! Pipeline operations.
+
+mod pipelines;
+
+pub use pipelines::*;
+
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+/// `{pipeline_uuid}`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct PipelinePath {
+    pub pipeline_uuid: Uuid,
+}
