@@ -136,7 +136,9 @@ impl ConfigField {
                     .then(|| "must be an http(s) URL".into()),
                 _ => Some("must be an http(s) URL of at most 512 characters".into()),
             },
-            _ => (!value.as_str().is_some_and(|s| s.len() <= 4096))
+            _ => value
+                .as_str()
+                .is_none_or(|s| s.len() > 4096)
                 .then(|| "must be a string of at most 4096 characters".into()),
         }
     }

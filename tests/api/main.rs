@@ -5,11 +5,13 @@ mod helpers;
 
 mod apikeys;
 mod basics;
+mod bots;
 mod identity;
 mod llm_client;
 mod negative_inputs;
 mod openapi;
 mod permission_matrix;
+mod pipelines;
 mod providers;
 mod readiness;
 mod session_store;

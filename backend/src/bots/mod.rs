@@ -3,6 +3,8 @@
 pub mod adapters;
 pub mod dto;
 pub mod engine;
+#[cfg(test)]
+mod engine_props;
 pub mod ops;
 pub mod routes;
 pub mod service;

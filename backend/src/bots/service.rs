@@ -227,7 +227,7 @@ pub async fn routes_targeting(
                 .filter(|r| r.target_type == TargetType::Pipeline && r.target_uuid == pipeline)
                 .map(|r| r.id)
                 .collect();
-            (!ids.is_empty()).then(|| RoutingBot {
+            (!ids.is_empty()).then_some(RoutingBot {
                 bot_uuid: b.uuid,
                 bot_name: b.name,
                 route_ids: ids,

@@ -45,6 +45,12 @@ pub fn parse_body<B: DeserializeOwned + Validate>(bytes: &[u8]) -> ApiResult<B> 
 /// Deserializes and validates a body given as JSON. LangBot's read-only keys are dropped only
 /// where the body type does not declare them (so `{"uuid": …}` bodies keep working).
 pub fn body_from_value<B: DeserializeOwned + Validate>(mut value: Value) -> ApiResult<B> {
+    // serde would read an array as positional fields; bodies are objects.
+    if !value.is_object() {
+        return Err(
+            ApiError::invalid("The body must be a JSON object").field("", "must be a JSON object")
+        );
+    }
     let body = loop {
         match serde_path_to_error::deserialize::<_, B>(value.clone()) {
             Ok(body) => break body,
@@ -69,13 +75,24 @@ pub fn body_from_value<B: DeserializeOwned + Validate>(mut value: Value) -> ApiR
 /// Deserializes a JSON value, naming the failing field path (prefixed by `prefix`).
 pub fn from_value<T: DeserializeOwned>(value: Value, prefix: &str) -> ApiResult<T> {
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
+        let mut path = e.path().to_string();
+        let message = e.into_inner().to_string();
+        // A missing field is reported at its parent: name the field itself.
+        if let Some(missing) = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.split('`').next())
+        {
+            path = if path == "." {
+                missing.to_string()
+            } else {
+                format!("{path}.{missing}")
+            };
+        }
         let field = match (prefix.is_empty(), path.as_str()) {
             (_, ".") => prefix.to_string(),
             (true, p) => p.to_string(),
             (false, p) => format!("{prefix}.{p}"),
         };
-        let message = e.into_inner().to_string();
         ApiError::invalid(format!("Invalid input: {message}")).field(field, message)
     })
 }

@@ -590,7 +590,15 @@ pub fn check_ranges(config: &Value) -> ApiResult<()> {
                             ));
                         }
                     }
-                    Kind::Boolean | Kind::Select(_) => {}
+                    Kind::Select(options) => {
+                        if !value.as_str().is_some_and(|s| options.contains(&s)) {
+                            return Err(range_error(
+                                path,
+                                format!("must be one of {}", options.join(", ")),
+                            ));
+                        }
+                    }
+                    Kind::Boolean => {}
                 }
             }
         }

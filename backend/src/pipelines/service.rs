@@ -158,29 +158,35 @@ fn default_exists() -> ApiError {
         .msg("The Workspace already has a default pipeline")
 }
 
+/// A pipeline about to be stored.
+struct NewPipeline<'a> {
+    name: &'a str,
+    description: &'a str,
+    emoji: &'a str,
+    config: Value,
+    extensions: Value,
+    is_default: bool,
+}
+
 /// Inserts a pipeline; a second default loses on the unique index and answers 409.
 async fn insert(
     db: &impl ConnectionTrait,
     ws: &WorkspaceCtx,
-    name: &str,
-    description: &str,
-    emoji: &str,
-    config: Value,
-    ext: Value,
-    is_default: bool,
+    new: NewPipeline<'_>,
 ) -> ApiResult<pipeline::Model> {
     let now = crate::db::now();
+    let is_default = new.is_default;
     let row = pipeline::ActiveModel {
         uuid: Set(Uuid::new_v4().to_string()),
         workspace_uuid: Set(ws.uuid.to_string()),
-        name: Set(name.to_string()),
-        description: Set(description.to_string()),
-        emoji: Set(emoji.to_string()),
+        name: Set(new.name.to_string()),
+        description: Set(new.description.to_string()),
+        emoji: Set(new.emoji.to_string()),
         for_version: Set(version()),
         is_default: Set(is_default),
         stages: Set(json!(STAGES)),
-        config: Set(config),
-        extensions_preferences: Set(ext),
+        config: Set(new.config),
+        extensions_preferences: Set(new.extensions),
         created_at: Set(now),
         updated_at: Set(now),
     };
@@ -210,17 +216,15 @@ pub async fn create(
     if input.is_default && default_pipeline(db, ws).await?.is_some() {
         return Err(default_exists());
     }
-    insert(
-        db,
-        ws,
+    let new = NewPipeline {
         name,
-        input.description.as_deref().unwrap_or_default().trim(),
-        input.emoji.as_deref().unwrap_or("⚙️"),
+        description: input.description.as_deref().unwrap_or_default().trim(),
+        emoji: input.emoji.as_deref().unwrap_or("⚙️"),
         config,
-        ext,
-        input.is_default,
-    )
-    .await
+        extensions: ext,
+        is_default: input.is_default,
+    };
+    insert(db, ws, new).await
 }
 
 /// Applies an update: supplied config sections replace the stored ones in full.
@@ -301,17 +305,15 @@ pub async fn copy(
 ) -> ApiResult<pipeline::Model> {
     let src = get(db, ws, uuid).await?;
     let name: String = format!("{} (Copy)", src.name).chars().take(255).collect();
-    insert(
-        db,
-        ws,
-        &name,
-        &src.description,
-        &src.emoji,
-        src.config,
-        src.extensions_preferences,
-        false,
-    )
-    .await
+    let new = NewPipeline {
+        name: &name,
+        description: &src.description,
+        emoji: &src.emoji,
+        config: src.config,
+        extensions: src.extensions_preferences,
+        is_default: false,
+    };
+    insert(db, ws, new).await
 }
 
 /// The pipeline bot routes should target by default: the default one, else the oldest, else a
@@ -336,7 +338,15 @@ pub async fn pipeline_for_default_routes(
         let config = normalize(db, ws, &template(db, ws).await?).await?;
         let ext =
             serde_json::to_value(ExtensionsPreferences::default()).map_err(ApiError::internal)?;
-        match insert(db, ws, "New Pipeline", "", "⚙️", config, ext, true).await {
+        let new = NewPipeline {
+            name: "New Pipeline",
+            description: "",
+            emoji: "⚙️",
+            config,
+            extensions: ext,
+            is_default: true,
+        };
+        match insert(db, ws, new).await {
             Ok(p) => return Ok(p),
             // Another request created the default first: use theirs.
             Err(e) if e.code == ErrorCode::DefaultPipelineExists => continue,

@@ -375,13 +375,13 @@ pub async fn clear_star_if(
     }
 }
 
-/// Pipelines whose configuration names one of `models` (none exist before pipelines do).
+/// Pipelines whose configuration names one of `models`.
 pub async fn referencing_pipelines(
-    _db: &impl ConnectionTrait,
-    _ws: &WorkspaceCtx,
-    _models: &[model::Model],
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    models: &[model::Model],
 ) -> ApiResult<Vec<PipelineRef>> {
-    Ok(Vec::new())
+    crate::pipelines::service::referencing_models(db, ws, models).await
 }
 
 /// The starred LLM model, if it still exists in this Workspace.

@@ -132,7 +132,6 @@ pub struct LanguageSetting {
 #[serde(deny_unknown_fields)]
 pub struct LanguageUpdate {
     /// One of `en_US, zh_Hans, zh_Hant, ja_JP, es_ES, ru_RU, th_TH, vi_VN`.
-    #[validate(length(max = 32))]
     pub language: String,
 }
 

@@ -11,7 +11,7 @@ pub use chaos::ChaosProxy;
 pub use client::{Response, TestApp};
 pub use fake_openai::{
     content_chunk, embedding_of, finish_chunk, openai_error, role_chunk, tool_call_chunk,
-    usage_chunk, FakeOpenAi, Received, Route,
+    usage_chunk, FakeOpenAi, Route,
 };
 pub use fixtures::{Member, OWNER_EMAIL, PASSWORD};
 
