@@ -19,6 +19,7 @@ pub mod http;
 pub mod i18n;
 pub mod identity;
 pub mod llm;
+pub mod mcp;
 pub mod pipelines;
 pub mod providers;
 pub mod session_store;

@@ -43,6 +43,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/readyz", web::get().to(http::health::readyz))
         .service(web::redirect("/api/docs", "/api/docs/"))
         .configure(catalog::http::configure)
+        .configure(crate::mcp::configure)
         .service(
             SwaggerUi::new("/api/docs/{_:.*}")
                 .url("/api/v1/openapi.json", catalog::openapi::document()),

@@ -3297,3 +3297,43 @@ async fn a_model_test_with_non_object_extra_args_is_400() {
         "a refused test must not call the upstream"
     );
 }
+
+#[tokio::test]
+async fn a_cascade_delete_racing_model_creates_leaves_no_orphans_and_no_server_errors() {
+    // Models created while their provider is being cascade-deleted either make it into the
+    // cascade or are refused because the provider is gone; never an orphan, never a 5xx.
+    let f = Fixture::new().await;
+    let mut problems = Vec::new();
+    for round in 0..15 {
+        let provider = f.chat_provider(NOWHERE, &[]).await;
+        f.model("llm", &provider, "seed").await;
+        let creates = (0..6).map(|i| {
+            f.send(
+                Method::POST,
+                &models_path(if i % 2 == 0 { "llm" } else { "embedding" }),
+                &json!({ "name": format!("racer-{i}"), "provider_uuid": provider }),
+            )
+        });
+        let delete = f.delete(&format!("{}?cascade=true", provider_path(&provider)));
+        let (deleted, created) = tokio::join!(delete, futures_util::future::join_all(creates));
+        for res in created.iter().chain(std::iter::once(&deleted)) {
+            if res.status >= 500 {
+                problems.push(format!("round {round}: {} {}", res.status, res.text));
+            }
+        }
+        if deleted.status == 200 {
+            for kind in ["llm", "embedding"] {
+                let res = f.get(&format!("{}?limit=500", models_path(kind))).await;
+                for m in res.data()["models"].as_array().into_iter().flatten() {
+                    if m["provider_uuid"] == provider.as_str() {
+                        problems.push(format!(
+                            "round {round}: {kind} model {} outlived its provider",
+                            m["uuid"]
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}

@@ -1,6 +1,7 @@
 //! Tenant isolation (SPEC §3, §5.2): another Workspace's resource is indistinguishable from a
-//! missing one. With several Workspaces enabled, Workspace B gets an API key, a member and an
-//! invitation; then every Workspace-scoped operation is aimed at B's resources with credentials
+//! missing one. With several Workspaces enabled, Workspace B gets an API key, a member, an
+//! invitation, model providers with an LLM, an embedding and a rerank model, and a starred
+//! model; then every Workspace-scoped operation is aimed at B's resources with credentials
 //! of Workspace A (an admin of A who is not a member of B, and an API key of A), which must all
 //! answer 404 `resource_not_found` and leave B unchanged.
 
@@ -75,8 +76,35 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
             Some(json!({ "language": "ja_JP" })),
         ),
         ("create_api_key", Some(json!({ "name": "intruder key" }))),
+        // Model providers and models.
+        ("get_model_provider", None),
+        (
+            "update_model_provider",
+            Some(json!({ "name": "Hijacked", "api_keys": ["sk-intruder"] })),
+        ),
+        ("delete_model_provider", None),
+        ("get_llm_model", None),
+        ("update_llm_model", Some(json!({ "name": "hijacked" }))),
+        ("delete_llm_model", None),
+        ("test_llm_model", Some(json!({}))),
+        ("get_embedding_model", None),
+        (
+            "update_embedding_model",
+            Some(json!({ "name": "hijacked" })),
+        ),
+        ("delete_embedding_model", None),
+        ("test_embedding_model", Some(json!({}))),
+        ("get_rerank_model", None),
+        ("update_rerank_model", Some(json!({ "name": "hijacked" }))),
+        ("delete_rerank_model", None),
+        ("test_rerank_model", Some(json!({}))),
     ])
 }
+
+/// Workspace-scoped operations whose path parameter names something global, not a Workspace
+/// resource (the requester catalog): B has nothing there to attack, so they are only called
+/// with A's admin selecting B, which must still be a 404.
+const GLOBAL_PATH_PARAMETERS: &[&str] = &["get_requester"];
 
 /// Workspace-scoped operations (session / session_or_api_key) whose path has a parameter.
 fn workspace_ops_with_path_params() -> Vec<&'static langbot::catalog::OpMeta> {
@@ -92,7 +120,7 @@ fn coverage_problems() -> Vec<String> {
     let table = attack_table();
     let mut problems = Vec::new();
     for meta in workspace_ops_with_path_params() {
-        if !table.contains_key(meta.id) {
+        if !table.contains_key(meta.id) && !GLOBAL_PATH_PARAMETERS.contains(&meta.id) {
             problems.push(format!(
                 "{} ({} {}): Workspace-scoped with a path parameter, but no entry in \
                  tenant_isolation::attack_table",
@@ -114,6 +142,18 @@ fn coverage_problems() -> Vec<String> {
             ));
         }
     }
+    for id in GLOBAL_PATH_PARAMETERS {
+        if !known.contains(id) {
+            problems.push(format!(
+                "{id}: in GLOBAL_PATH_PARAMETERS but not a Workspace-scoped catalog operation"
+            ));
+        }
+        if table.contains_key(id) {
+            problems.push(format!(
+                "{id}: both in the attack table and in GLOBAL_PATH_PARAMETERS"
+            ));
+        }
+    }
     problems
 }
 
@@ -129,6 +169,10 @@ struct Targets {
     account: String,
     invitation: String,
     key_id: i64,
+    provider: String,
+    llm_model: String,
+    embedding_model: String,
+    rerank_model: String,
 }
 
 impl Targets {
@@ -144,6 +188,21 @@ impl Targets {
                 "account_uuid" => out.push_str(&self.account),
                 "invitation_uuid" => out.push_str(&self.invitation),
                 "key_id" => out.push_str(&self.key_id.to_string()),
+                "provider_uuid" => out.push_str(&self.provider),
+                // The model of the kind the path names.
+                "model_uuid" if path.starts_with("/provider/models/llm/") => {
+                    out.push_str(&self.llm_model)
+                }
+                "model_uuid" if path.starts_with("/provider/models/embedding/") => {
+                    out.push_str(&self.embedding_model)
+                }
+                "model_uuid" if path.starts_with("/provider/models/rerank/") => {
+                    out.push_str(&self.rerank_model)
+                }
+                // A requester name: global, see GLOBAL_PATH_PARAMETERS.
+                "name" if path.starts_with("/provider/requesters/") => {
+                    out.push_str("openai-chat-completions")
+                }
                 other => {
                     return Err(format!(
                         "no Workspace B resource for {{{other}}}: add one to the fixtures"
@@ -206,6 +265,20 @@ async fn snapshot(app: &TestApp, owner: &str, ws: &str) -> Value {
         (
             "language",
             "/api/v1/workspaces/current/language".to_string(),
+        ),
+        ("providers", "/api/v1/provider/providers".to_string()),
+        ("llm_models", "/api/v1/provider/models/llm".to_string()),
+        (
+            "embedding_models",
+            "/api/v1/provider/models/embedding".to_string(),
+        ),
+        (
+            "rerank_models",
+            "/api/v1/provider/models/rerank".to_string(),
+        ),
+        (
+            "starred_model",
+            "/api/v1/provider/models/llm/_/starred".to_string(),
         ),
     ] {
         let res = call(app, &cred, Some(ws), Method::GET, &path, None).await;
@@ -289,6 +362,77 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
     .await;
     assert_eq!(res.data()["workspace_uuid"], ws_a.as_str());
 
+    // Workspace B: model providers (chat and rerank) with a model of each kind, one starred.
+    // Their base URL is unreachable: an attack that got through to a model test would fail
+    // with 502, not reach anything.
+    let b_call = |method: Method, path: &'static str, body: Value| {
+        let (app, cred, ws) = (&app, &owner_cred, ws_b.as_str());
+        async move { call(app, cred, Some(ws), method, path, Some(&body)).await }
+    };
+    let uuid_of = |res: Response| {
+        res.data()["uuid"]
+            .as_str()
+            .expect("created uuid")
+            .to_string()
+    };
+    let provider_b = uuid_of(
+        b_call(
+            Method::POST,
+            "/api/v1/provider/providers",
+            json!({
+                "name": "B chat",
+                "requester": "openai-chat-completions",
+                "base_url": "http://127.0.0.1:9/v1",
+                "api_keys": ["sk-b-secret-0001"],
+            }),
+        )
+        .await,
+    );
+    let rerank_provider_b = uuid_of(
+        b_call(
+            Method::POST,
+            "/api/v1/provider/providers",
+            json!({
+                "name": "B rerank",
+                "requester": "openai-compatible-rerank",
+                "base_url": "http://127.0.0.1:9/v1",
+                "api_keys": ["sk-b-secret-0002"],
+            }),
+        )
+        .await,
+    );
+    let llm_b = uuid_of(
+        b_call(
+            Method::POST,
+            "/api/v1/provider/models/llm",
+            json!({ "name": "b-llm", "provider_uuid": provider_b, "abilities": ["func_call"] }),
+        )
+        .await,
+    );
+    let embedding_b = uuid_of(
+        b_call(
+            Method::POST,
+            "/api/v1/provider/models/embedding",
+            json!({ "name": "b-embedding", "provider_uuid": provider_b }),
+        )
+        .await,
+    );
+    let rerank_b = uuid_of(
+        b_call(
+            Method::POST,
+            "/api/v1/provider/models/rerank",
+            json!({ "name": "b-rerank", "provider_uuid": rerank_provider_b }),
+        )
+        .await,
+    );
+    b_call(
+        Method::PUT,
+        "/api/v1/provider/models/llm/_/starred",
+        json!({ "uuid": llm_b }),
+    )
+    .await
+    .data();
+
     let before = snapshot(&app, &owner, &ws_b).await;
     assert_eq!(
         before["members"]["members"].as_array().map(Vec::len),
@@ -301,12 +445,28 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
         Some(1)
     );
     assert_eq!(before["keys"]["keys"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        before["providers"]["providers"].as_array().map(Vec::len),
+        Some(2)
+    );
+    for kind in ["llm_models", "embedding_models", "rerank_models"] {
+        assert_eq!(
+            before[kind]["models"].as_array().map(Vec::len),
+            Some(1),
+            "{kind}"
+        );
+    }
+    assert_eq!(before["starred_model"]["uuid"], llm_b.as_str());
 
     let targets = Targets {
         workspace: ws_b.clone(),
         account: member_b_account.clone(),
         invitation: invitation_b.clone(),
         key_id: key_b_id,
+        provider: provider_b.clone(),
+        llm_model: llm_b.clone(),
+        embedding_model: embedding_b.clone(),
+        rerank_model: rerank_b.clone(),
     };
     let table = attack_table();
     let admin = Cred::Session(admin_a.clone());
@@ -331,7 +491,7 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
                 continue;
             }
         };
-        let addresses_b = meta.path.contains('{');
+        let addresses_b = meta.path.contains('{') && !GLOBAL_PATH_PARAMETERS.contains(&meta.id);
         let accepts_keys = meta.access.as_str() == "session_or_api_key";
 
         // (credential, X-Workspace-Id, label): calls that must answer 404.

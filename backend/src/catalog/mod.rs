@@ -19,7 +19,7 @@ use crate::access::{Permission, RequestCtx};
 use crate::error::{ApiResult, ErrorCode};
 use crate::state::AppState;
 
-pub use dispatch::{operations, DynOperation};
+pub use dispatch::{authorize, operations, DynOperation};
 pub use input::Input;
 pub use page::{PageInfo, PageQuery};
 pub use types::{NoBody, NoParams, Null};
@@ -85,12 +85,15 @@ pub struct McpTool {
     pub body_arg: Option<&'static str>,
     /// `(mcp argument, input field)` pairs where LangBot's names differ from ours.
     pub renames: &'static [(&'static str, &'static str)],
+    /// Query parameters offered as arguments (LangBot's tools have none unless listed).
+    pub query_args: &'static [&'static str],
 }
 
 impl McpTool {
     pub const FLAT: McpTool = McpTool {
         body_arg: None,
         renames: &[],
+        query_args: &[],
     };
 }
 

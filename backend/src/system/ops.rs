@@ -3,7 +3,7 @@
 use sea_orm::{EntityTrait, PaginatorTrait};
 
 use crate::access::RequestCtx;
-use crate::catalog::{Access, Input, Method, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Access, Input, McpTool, Method, NoBody, NoParams, OpMeta, Operation};
 use crate::entities::user;
 use crate::error::ApiResult;
 use crate::state::AppState;
@@ -25,7 +25,7 @@ impl Operation for GetSystemInfo {
         access: Access::Public,
         permission: None,
         errors: &[],
-        mcp: None,
+        mcp: Some(McpTool::FLAT),
     };
     type Path = NoParams;
     type Query = NoParams;

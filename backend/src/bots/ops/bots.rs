@@ -36,6 +36,7 @@ const fn meta(
 const BOT_DATA: McpTool = McpTool {
     body_arg: Some("bot_data"),
     renames: &[],
+    query_args: &[],
 };
 
 pub struct ListBots;

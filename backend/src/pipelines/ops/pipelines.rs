@@ -42,6 +42,7 @@ const fn meta(
 const PIPELINE_DATA: McpTool = McpTool {
     body_arg: Some("pipeline_data"),
     renames: &[],
+    query_args: &[],
 };
 
 pub struct ListPipelines;

@@ -54,6 +54,7 @@ impl Operation for SetStarredModel {
         mcp: Some(McpTool {
             body_arg: None,
             renames: &[("model_uuid", "uuid")],
+            query_args: &[],
         }),
     };
     type Path = NoParams;
