@@ -22,6 +22,7 @@ pub mod llm;
 pub mod mcp;
 pub mod pipelines;
 pub mod providers;
+pub mod runtime;
 pub mod session_store;
 pub mod startup;
 pub mod state;

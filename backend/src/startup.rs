@@ -44,6 +44,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(web::redirect("/api/docs", "/api/docs/"))
         .configure(catalog::http::configure)
         .configure(crate::mcp::configure)
+        .configure(crate::runtime::http_bot::configure)
         .service(
             SwaggerUi::new("/api/docs/{_:.*}")
                 .url("/api/v1/openapi.json", catalog::openapi::document()),

@@ -27,6 +27,7 @@ pub struct AppState {
     pub passwords: PasswordHasherPool,
     /// One HTTP connection pool for every upstream call (models, callbacks).
     pub http: reqwest::Client,
+    pub runtime: Arc<crate::runtime::Runtime>,
 }
 
 impl AppState {
@@ -57,6 +58,7 @@ impl AppState {
                 .connect_timeout(std::time::Duration::from_secs(10))
                 .pool_idle_timeout(std::time::Duration::from_secs(30))
                 .build()?,
+            runtime: Arc::new(crate::runtime::Runtime::default()),
         })
     }
 }

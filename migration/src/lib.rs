@@ -6,6 +6,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261130_000001_identity;
 mod m20261130_000002_providers;
 mod m20261130_000003_pipelines_bots;
+mod m20261130_000004_runtime;
 
 pub struct Migrator;
 
@@ -16,6 +17,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000001_identity::Migration),
             Box::new(m20261130_000002_providers::Migration),
             Box::new(m20261130_000003_pipelines_bots::Migration),
+            Box::new(m20261130_000004_runtime::Migration),
         ]
     }
 }

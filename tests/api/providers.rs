@@ -249,6 +249,15 @@ impl Fixture {
         .await
     }
 
+    /// Creates a pipeline; returns its uuid.
+    async fn pipeline(&self, body: Value) -> String {
+        let res = self.send(Method::POST, "/api/v1/pipelines", &body).await;
+        res.data()["uuid"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no uuid: {}", res.text))
+            .to_string()
+    }
+
     /// The stored starred-model setting, read from the database.
     async fn starred_rows(&self) -> Vec<String> {
         let db = &self.app.state.db;
@@ -2512,6 +2521,23 @@ async fn deleting_a_provider_with_models_needs_cascade() {
 async fn a_cascade_delete_removes_the_provider_and_its_models_and_reports_them() {
     let f = Fixture::new().await;
     let p = populate(&f).await;
+    // Pipelines naming the provider's models: as primary (the starred model is the default
+    // primary on create), as a fallback; and one naming only another provider's model.
+    let by_primary = f.pipeline(json!({ "name": "By primary" })).await;
+    let model_config = |primary: &str, fallbacks: &[&str]| {
+        json!({ "ai": { "runner_config": { "local-agent": { "model": {
+            "primary": primary, "fallbacks": fallbacks,
+        } } } } })
+    };
+    let by_fallback = f
+        .pipeline(json!({
+            "name": "By fallback",
+            "config": model_config(&p.l3, &[p.l2.as_str()]),
+        }))
+        .await;
+    f.pipeline(json!({ "name": "Unrelated", "config": model_config(&p.l3, &[]) }))
+        .await;
+
     let res = f
         .delete(&format!("{}?cascade=true", provider_path(&p.chat)))
         .await;
@@ -2524,7 +2550,18 @@ async fn a_cascade_delete_removes_the_provider_and_its_models_and_reports_them()
     assert_eq!(report["deleted"]["embedding"], json!([p.e1]));
     assert_eq!(report["deleted"]["rerank"], json!([]));
     assert_eq!(report["starred_cleared"], true);
-    assert_eq!(report["referencing_pipelines"], json!([]));
+    let mut referencing: Vec<Value> = report["referencing_pipelines"]
+        .as_array()
+        .expect("referencing_pipelines")
+        .clone();
+    referencing.sort_by_key(|r| r["name"].as_str().map(str::to_string));
+    assert_eq!(
+        referencing,
+        vec![
+            json!({ "uuid": by_fallback, "name": "By fallback" }),
+            json!({ "uuid": by_primary, "name": "By primary" }),
+        ]
+    );
 
     f.get(&provider_path(&p.chat))
         .await
@@ -2557,6 +2594,7 @@ async fn a_cascade_delete_removes_the_provider_and_its_models_and_reports_them()
         .delete(&format!("{}?cascade=true", provider_path(&p.rerank)))
         .await;
     let report = res.data();
+    assert_eq!(report["referencing_pipelines"], json!([]));
     assert_eq!(report["deleted"]["provider"], p.rerank.as_str());
     assert_eq!(report["deleted"]["llm"], json!([]));
     assert_eq!(report["deleted"]["embedding"], json!([]));
@@ -3211,10 +3249,8 @@ async fn bad_input_on_every_endpoint_is_a_clear_4xx_never_a_5xx() {
         if res.status >= 500 {
             problems.push(format!("{what}: SERVER ERROR {} {}", res.status, res.text));
         } else if res.status != *status
-            || !res.body["code"].as_str().is_some_and(|c| !c.is_empty())
-            || !res.body["request_id"]
-                .as_str()
-                .is_some_and(|c| !c.is_empty())
+            || res.body["code"].as_str().is_none_or(str::is_empty)
+            || res.body["request_id"].as_str().is_none_or(str::is_empty)
         {
             problems.push(format!(
                 "{what}: expected {status} with an error body, got {} {}",
@@ -3307,18 +3343,30 @@ async fn a_cascade_delete_racing_model_creates_leaves_no_orphans_and_no_server_e
     for round in 0..15 {
         let provider = f.chat_provider(NOWHERE, &[]).await;
         f.model("llm", &provider, "seed").await;
-        let creates = (0..6).map(|i| {
-            f.send(
-                Method::POST,
-                &models_path(if i % 2 == 0 { "llm" } else { "embedding" }),
-                &json!({ "name": format!("racer-{i}"), "provider_uuid": provider }),
-            )
-        });
-        let delete = f.delete(&format!("{}?cascade=true", provider_path(&provider)));
+        let requests: Vec<(String, Value)> = (0..6)
+            .map(|i| {
+                (
+                    models_path(if i % 2 == 0 { "llm" } else { "embedding" }),
+                    json!({ "name": format!("racer-{i}"), "provider_uuid": provider }),
+                )
+            })
+            .collect();
+        let creates = requests
+            .iter()
+            .map(|(path, body)| f.send(Method::POST, path, body));
+        let delete_path = format!("{}?cascade=true", provider_path(&provider));
+        let delete = f.delete(&delete_path);
         let (deleted, created) = tokio::join!(delete, futures_util::future::join_all(creates));
-        for res in created.iter().chain(std::iter::once(&deleted)) {
+        let labelled = created
+            .iter()
+            .map(|r| ("model create", r))
+            .chain(std::iter::once(("cascade delete", &deleted)));
+        for (what, res) in labelled {
             if res.status >= 500 {
-                problems.push(format!("round {round}: {} {}", res.status, res.text));
+                problems.push(format!(
+                    "round {round}: {what}: {} {}",
+                    res.status, res.text
+                ));
             }
         }
         if deleted.status == 200 {

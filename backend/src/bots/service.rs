@@ -87,6 +87,14 @@ pub async fn get(
         .ok_or_else(ApiError::not_found)
 }
 
+/// A bot by uuid alone, for its public webhook: the bot determines the Workspace.
+pub async fn find_for_ingress(
+    db: &impl ConnectionTrait,
+    uuid: &Uuid,
+) -> ApiResult<Option<bot::Model>> {
+    Ok(bot::Entity::find_by_id(uuid.to_string()).one(db).await?)
+}
+
 /// Normalizes routes and checks that every pipeline target exists in this Workspace.
 async fn check_routes(
     db: &impl ConnectionTrait,

@@ -97,6 +97,7 @@ pub fn operations() -> &'static [Box<dyn DynOperation>] {
         use crate::bots::ops as bots;
         use crate::pipelines::ops as pipes;
         use crate::providers::ops as prov;
+        use crate::runtime::ops as rt;
         use crate::system::ops as system;
         use crate::workspaces::ops as ws;
         vec![
@@ -180,6 +181,10 @@ pub fn operations() -> &'static [Box<dyn DynOperation>] {
             op::<bots::UpdateBotOp>(),
             op::<bots::DeleteBot>(),
             op::<bots::DryRunRoutes>(),
+            // runtime
+            op::<rt::ListRouteStatuses>(),
+            op::<rt::ResetSessionContext>(),
+            op::<rt::RunPipeline>(),
         ]
     })
 }

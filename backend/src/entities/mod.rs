@@ -3,11 +3,17 @@
 
 pub mod api_key;
 pub mod bot;
+pub mod execution;
 pub mod instance_metadata;
+pub mod llm_call;
 pub mod membership;
 pub mod model;
+pub mod monitoring_error;
+pub mod monitoring_message;
+pub mod monitoring_session;
 pub mod pipeline;
 pub mod provider;
+pub mod route_trace;
 pub mod user;
 pub mod workspace;
 pub mod workspace_invitation;

@@ -81,6 +81,10 @@ const JA_JP: Table = &[
     ),
     ("Unsupported language", "サポートされていない言語です"),
     ("Internal server error", "サーバー内部エラー"),
+    (
+        "The request failed, please try again later.",
+        "リクエストに失敗しました。しばらくしてから再試行してください。",
+    ),
 ];
 
 pub(super) fn lookup(lang: Language, english: &str) -> Option<&'static str> {

@@ -5,6 +5,7 @@ mod chaos;
 mod client;
 mod fake_openai;
 mod fixtures;
+pub mod runtime_rig;
 
 pub use backend::test_store;
 pub use chaos::ChaosProxy;

@@ -1,0 +1,31 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "monitoring_executions")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub workspace_uuid: String,
+    pub source: String,
+    pub mode: String,
+    pub status: String,
+    pub bot_id: String,
+    pub bot_name: String,
+    pub pipeline_id: String,
+    pub pipeline_name: String,
+    pub session_id: String,
+    pub event_id: Option<String>,
+    pub message_id: Option<String>,
+    pub progress_event: Option<String>,
+    pub error: Option<String>,
+    pub owner: Option<String>,
+    pub lease_expires_at: Option<DateTimeUtc>,
+    pub started_at: DateTimeUtc,
+    pub finished_at: Option<DateTimeUtc>,
+    pub duration_ms: Option<i64>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

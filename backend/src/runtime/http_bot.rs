@@ -1,0 +1,516 @@
+//! The `http_bot` adapter (contract `langbot-http-bot.openapi.json`): signed inbound messages
+//! at `POST /bots/{bot_uuid}` (202, replies to the callback URL), `/sync` (waits for the
+//! replies) and `/reset`. Errors use the contract's envelope `{code, msg, data}`.
+
+use std::time::Duration;
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use super::conversation::{self, ConversationKey};
+use super::dispatch::{self, Inbound, Routed};
+use super::message::{plain_text, session_id, Segment, SessionType};
+use super::signing;
+use crate::access::{PermissionSet, WorkspaceCtx};
+use crate::bots::adapters::HTTP_BOT;
+use crate::entities::bot;
+use crate::state::AppState;
+
+const SYNC_WAIT: Duration = Duration::from_secs(120);
+const IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(24 * 3600);
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/bots/{bot_uuid}", web::post().to(inbound))
+        .route("/bots/{bot_uuid}/sync", web::post().to(sync))
+        .route("/bots/{bot_uuid}/reset", web::post().to(reset));
+}
+
+/// The adapter config as stored (validated on save).
+#[derive(Debug, Clone, Deserialize)]
+pub struct HttpBotConfig {
+    pub inbound_secret: String,
+    pub callback_url: String,
+    #[serde(default)]
+    pub outbound_secret: Option<String>,
+    #[serde(default)]
+    pub default_session_type: SessionType,
+    #[serde(default = "yes")]
+    pub signature_required: bool,
+    #[serde(default = "fifteen")]
+    pub callback_timeout: u64,
+    #[serde(default = "three")]
+    pub callback_max_retries: u32,
+}
+
+fn yes() -> bool {
+    true
+}
+fn fifteen() -> u64 {
+    15
+}
+fn three() -> u32 {
+    3
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sender {
+    id: Option<String>,
+    name: Option<String>,
+    group_name: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InboundMessage {
+    session_id: String,
+    session_type: Option<SessionType>,
+    #[serde(default)]
+    sender: Sender,
+    message: Vec<Segment>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResetRequest {
+    session_id: String,
+    session_type: Option<SessionType>,
+}
+
+/// The contract's error envelope.
+fn refuse(status: actix_web::http::StatusCode, code: i64, msg: impl Into<String>) -> HttpResponse {
+    HttpResponse::build(status)
+        .json(json!({ "code": code, "msg": msg.into(), "data": Value::Null }))
+}
+
+use actix_web::http::StatusCode;
+
+/// A verified request: the bot, its config, its Workspace, the raw body.
+struct Verified {
+    bot: bot::Model,
+    config: HttpBotConfig,
+    ws: WorkspaceCtx,
+    body: web::BytesMut,
+}
+
+async fn verify(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+    raw_uuid: &str,
+) -> Result<Verified, HttpResponse> {
+    let not_found = || refuse(StatusCode::NOT_FOUND, 40401, "bot not found");
+    let uuid = Uuid::parse_str(raw_uuid).map_err(|_| not_found())?;
+    let bot = crate::bots::service::find_for_ingress(&state.db, &uuid)
+        .await
+        .map_err(|_| {
+            refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                50301,
+                "storage unavailable",
+            )
+        })?
+        .filter(|b| b.adapter == HTTP_BOT)
+        .ok_or_else(not_found)?;
+    if !bot.enable {
+        return Err(refuse(StatusCode::FORBIDDEN, 40301, "bot is disabled"));
+    }
+    let body = crate::catalog::http::read_body(req, payload, state.settings.api.body_limit)
+        .await
+        .map_err(|e| match e.code {
+            crate::error::ErrorCode::PayloadTooLarge => {
+                refuse(StatusCode::PAYLOAD_TOO_LARGE, 41301, "payload too large")
+            }
+            _ => refuse(StatusCode::BAD_REQUEST, 40001, "could not read the body"),
+        })?;
+    let config: HttpBotConfig =
+        serde_json::from_value(bot.adapter_config.clone()).map_err(|_| {
+            refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                50302,
+                "bot configuration is incomplete",
+            )
+        })?;
+    let header = |name: &str| {
+        req.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let signature = header("x-lb-signature");
+    if config.signature_required || signature.is_some() {
+        let now = chrono::Utc::now().timestamp();
+        if let Err(refusal) = signing::verify(
+            &config.inbound_secret,
+            header("x-lb-timestamp").as_deref(),
+            signature.as_deref(),
+            &body,
+            now,
+        ) {
+            let code = match refusal {
+                signing::Refusal::TimestampMissing | signing::Refusal::TimestampOutOfWindow => {
+                    40102
+                }
+                _ => 40101,
+            };
+            return Err(refuse(StatusCode::UNAUTHORIZED, code, refusal.reason()));
+        }
+    }
+    let workspace = Uuid::parse_str(&bot.workspace_uuid).unwrap_or_default();
+    let language = state
+        .identity
+        .language(state, workspace)
+        .await
+        .unwrap_or_default();
+    let ws = WorkspaceCtx {
+        uuid: workspace,
+        permissions: PermissionSet::EMPTY,
+        role: None,
+        language,
+    };
+    Ok(Verified {
+        bot,
+        config,
+        ws,
+        body,
+    })
+}
+
+fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, HttpResponse> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| refuse(StatusCode::BAD_REQUEST, 40001, format!("invalid json: {e}")))?;
+    serde_json::from_value(value).map_err(|e| {
+        refuse(
+            StatusCode::BAD_REQUEST,
+            40002,
+            format!("invalid message: {e}"),
+        )
+    })
+}
+
+fn normalize(v: &Verified, msg: InboundMessage) -> Result<Inbound, HttpResponse> {
+    let session = msg.session_id.trim().to_string();
+    if session.is_empty() || session.len() > 255 {
+        return Err(refuse(
+            StatusCode::BAD_REQUEST,
+            40002,
+            "invalid message: session_id must be 1 to 255 characters",
+        ));
+    }
+    if msg.message.is_empty() || msg.message.len() > 100 {
+        return Err(refuse(
+            StatusCode::BAD_REQUEST,
+            40002,
+            "invalid message: message must have 1 to 100 segments",
+        ));
+    }
+    let kind = msg.session_type.unwrap_or(v.config.default_session_type);
+    Ok(Inbound {
+        kind,
+        sender_id: msg
+            .sender
+            .id
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| session.clone()),
+        sender_name: msg.sender.name,
+        group_name: msg.sender.group_name,
+        chat_id: session,
+        segments: msg.message,
+        message_id: format!("in_{}", Uuid::new_v4().simple()),
+    })
+}
+
+/// `POST /bots/{bot_uuid}`: accept, answer 202, reply through the callback URL.
+async fn inbound(
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> HttpResponse {
+    let v = match verify(&req, payload, &state, &path).await {
+        Ok(v) => v,
+        Err(resp) => return resp,
+    };
+    let msg = match parse::<InboundMessage>(&v.body).and_then(|m| normalize(&v, m)) {
+        Ok(m) => m,
+        Err(resp) => return resp,
+    };
+    if let Some(key) = req
+        .headers()
+        .get("x-lb-idempotency-key")
+        .and_then(|h| h.to_str().ok())
+    {
+        let key = format!(
+            "idem:{}:{}",
+            v.bot.uuid,
+            crate::identity::secrets::hash(key)
+        );
+        match state
+            .store
+            .set_if_absent(&key, b"1", IDEMPOTENCY_WINDOW)
+            .await
+        {
+            Ok(true) => {}
+            Ok(false) => return refuse(StatusCode::CONFLICT, 40901, "duplicate idempotency key"),
+            Err(_) => {
+                return refuse(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    50301,
+                    "storage unavailable",
+                )
+            }
+        }
+    }
+    let pipeline_config = pipeline_aggregation(&state, &v, &msg).await;
+    let aggregating = pipeline_config.is_some();
+    let data = json!({ "session_id": msg.chat_id, "accepted_message_id": msg.message_id, "aggregating": aggregating });
+    let state = state.into_inner();
+    tokio::spawn(async move { handle(&state, v, msg, pipeline_config).await });
+    HttpResponse::Accepted().json(json!({ "code": 0, "msg": "accepted", "data": data }))
+}
+
+/// When the session's pipeline aggregates messages: its delay.
+async fn pipeline_aggregation(state: &AppState, v: &Verified, msg: &Inbound) -> Option<Duration> {
+    let event = super::message::received_event(
+        msg.kind,
+        &msg.chat_id,
+        &msg.sender_id,
+        None,
+        None,
+        &msg.message_id,
+        &msg.segments,
+        &v.bot.uuid,
+    );
+    let event = crate::bots::engine::augment(&event, Some(&v.bot.uuid));
+    let routes = crate::bots::service::stored_routes(&v.bot);
+    let index = crate::bots::engine::evaluate("message.received", &event, &routes).selected?;
+    let uuid = Uuid::parse_str(&routes[index].target_uuid).ok()?;
+    let pipeline = crate::pipelines::service::get(&state.db, &v.ws, &uuid)
+        .await
+        .ok()?;
+    let config: crate::pipelines::config::PipelineConfig =
+        serde_json::from_value(pipeline.config).ok()?;
+    let agg = config.trigger.message_aggregation;
+    agg.enabled
+        .then(|| Duration::from_secs_f64(agg.delay.max(0.0)))
+}
+
+async fn handle(state: &AppState, v: Verified, mut msg: Inbound, aggregate: Option<Duration>) {
+    if let Some(delay) = aggregate {
+        let key = format!("{}:{}", v.bot.uuid, session_id(msg.kind, &msg.chat_id));
+        if !state
+            .runtime
+            .aggregator
+            .add(&key, msg.segments.clone(), delay)
+        {
+            return; // merged into the batch another message leads
+        }
+        let (segments, _) = state.runtime.aggregator.collect(&key).await;
+        msg.segments = segments;
+    }
+    let reply_to = msg.message_id.clone();
+    let chat = msg.chat_id.clone();
+    let Routed::Pipeline {
+        pipeline,
+        is_at_bot,
+        event_id,
+    } = dispatch::route(state, &v.ws, &v.bot, &msg).await
+    else {
+        return;
+    };
+    let output = dispatch::run(
+        state,
+        v.ws.clone(),
+        &v.bot,
+        msg,
+        pipeline,
+        is_at_bot,
+        event_id,
+    )
+    .await;
+    deliver(state, &v.config, &chat, &reply_to, &output.replies).await;
+}
+
+/// POSTs each reply to the callback URL, signed, with retries and back-off.
+async fn deliver(
+    state: &AppState,
+    config: &HttpBotConfig,
+    session: &str,
+    reply_to: &str,
+    replies: &[Vec<Segment>],
+) {
+    let total = replies.len();
+    for (i, message) in replies.iter().enumerate() {
+        let body = json!({
+            "session_id": session,
+            "reply_to": reply_to,
+            "sequence": i + 1,
+            "is_final": i + 1 == total,
+            "stream": false,
+            "message": message,
+            "timestamp": chrono::Utc::now().to_rfc3339(),
+        });
+        let bytes = serde_json::to_vec(&body).unwrap_or_default();
+        let mut delivered = false;
+        for attempt in 0..=config.callback_max_retries {
+            if attempt > 0 {
+                let backoff = Duration::from_millis(250 * 2u64.pow(attempt.min(6) - 1))
+                    .min(Duration::from_secs(8));
+                tokio::time::sleep(backoff).await;
+            }
+            let ts = chrono::Utc::now().timestamp().to_string();
+            let mut request = state
+                .http
+                .post(&config.callback_url)
+                .timeout(Duration::from_secs(config.callback_timeout.max(1)))
+                .header("content-type", "application/json")
+                .header("x-lb-timestamp", &ts)
+                .body(bytes.clone());
+            if let Some(secret) = config.outbound_secret.as_deref().filter(|s| !s.is_empty()) {
+                request = request.header("x-lb-signature", signing::sign(secret, &ts, &bytes));
+            }
+            match request.send().await {
+                Ok(resp) if resp.status().is_success() => {
+                    delivered = true;
+                    break;
+                }
+                Ok(resp) => tracing::warn!(
+                    http.status = resp.status().as_u16(),
+                    attempt,
+                    "callback refused"
+                ),
+                Err(e) => tracing::warn!(error = %e.without_url(), attempt, "callback failed"),
+            }
+        }
+        if !delivered {
+            tracing::error!(
+                session,
+                reply_to,
+                sequence = i + 1,
+                "callback not delivered after retries"
+            );
+        }
+    }
+}
+
+/// `POST /bots/{bot_uuid}/sync`: run the turn and answer its replies, collapsed.
+async fn sync(
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> HttpResponse {
+    let v = match verify(&req, payload, &state, &path).await {
+        Ok(v) => v,
+        Err(resp) => return resp,
+    };
+    let msg = match parse::<InboundMessage>(&v.body).and_then(|m| normalize(&v, m)) {
+        Ok(m) => m,
+        Err(resp) => return resp,
+    };
+    let lock_key = format!("sync:{}:{}", v.bot.uuid, session_id(msg.kind, &msg.chat_id));
+    let lock = match state
+        .store
+        .try_lock(&lock_key, SYNC_WAIT + Duration::from_secs(10))
+        .await
+    {
+        Ok(Some(lock)) => lock,
+        Ok(None) => {
+            return refuse(
+                StatusCode::CONFLICT,
+                40902,
+                "a sync request for this session is already in flight",
+            )
+        }
+        Err(_) => {
+            return refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                50301,
+                "storage unavailable",
+            )
+        }
+    };
+    let (chat, reply_to) = (msg.chat_id.clone(), msg.message_id.clone());
+    let work = async {
+        match dispatch::route(&state, &v.ws, &v.bot, &msg).await {
+            Routed::Pipeline {
+                pipeline,
+                is_at_bot,
+                event_id,
+            } => {
+                dispatch::run(
+                    &state,
+                    v.ws.clone(),
+                    &v.bot,
+                    msg,
+                    pipeline,
+                    is_at_bot,
+                    event_id,
+                )
+                .await
+                .replies
+            }
+            Routed::Stopped => Vec::new(),
+        }
+    };
+    let result = tokio::time::timeout(SYNC_WAIT, work).await;
+    let _ = state.store.unlock(&lock_key, &lock).await;
+    match result {
+        Ok(replies) => {
+            let message: Vec<Segment> = replies.into_iter().flatten().collect();
+            HttpResponse::Ok().json(json!({ "code": 0, "msg": "ok", "data": { "session_id": chat, "reply_to": reply_to, "message": message, "text": plain_text(&message) } }))
+        }
+        Err(_) => refuse(
+            StatusCode::GATEWAY_TIMEOUT,
+            50401,
+            "timed out waiting for the reply",
+        ),
+    }
+}
+
+/// `POST /bots/{bot_uuid}/reset`: the session's next turn starts without history.
+async fn reset(
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> HttpResponse {
+    let v = match verify(&req, payload, &state, &path).await {
+        Ok(v) => v,
+        Err(resp) => return resp,
+    };
+    let body: ResetRequest = match parse(&v.body) {
+        Ok(b) => b,
+        Err(resp) => return resp,
+    };
+    let kind = body.session_type.unwrap_or(v.config.default_session_type);
+    let key = ConversationKey {
+        workspace: v.ws.uuid.to_string(),
+        bot: v.bot.uuid.clone(),
+        session: session_id(kind, body.session_id.trim()),
+    };
+    let store = state.store.as_ref();
+    match conversation::busy(store, &key).await {
+        Ok(true) => {
+            return refuse(
+                StatusCode::CONFLICT,
+                40903,
+                "the session is busy with a running turn",
+            )
+        }
+        Ok(false) => {}
+        Err(_) => {
+            return refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                50301,
+                "storage unavailable",
+            )
+        }
+    }
+    match conversation::reset(store, &key).await {
+        Ok(()) => HttpResponse::Ok().json(json!({ "code": 0, "msg": "ok", "data": { "session_id": body.session_id, "reset": true } })),
+        Err(_) => refuse(StatusCode::SERVICE_UNAVAILABLE, 50301, "storage unavailable"),
+    }
+}

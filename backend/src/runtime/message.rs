@@ -1,0 +1,119 @@
+//! Messages as adapters carry them: segments, and the `message.received` event the route
+//! engine sees.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use utoipa::ToSchema;
+
+/// One part of a message (the HTTP-bot contract's `Segment`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Segment {
+    /// `Plain`, `Image`, `Voice`, `File`, `At` or `Quote`.
+    #[serde(rename = "type")]
+    pub kind: SegmentKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base64: Option<String>,
+    /// For `At`: who is mentioned (the bot's uuid mentions the bot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum SegmentKind {
+    Plain,
+    Image,
+    Voice,
+    File,
+    At,
+    Quote,
+}
+
+impl Segment {
+    pub fn plain(text: impl Into<String>) -> Self {
+        Self {
+            kind: SegmentKind::Plain,
+            text: Some(text.into()),
+            url: None,
+            base64: None,
+            target: None,
+        }
+    }
+
+    pub fn at(target: impl Into<String>) -> Self {
+        Self {
+            kind: SegmentKind::At,
+            text: None,
+            url: None,
+            base64: None,
+            target: Some(target.into()),
+        }
+    }
+}
+
+/// The text of the `Plain` segments.
+pub fn plain_text(segments: &[Segment]) -> String {
+    segments
+        .iter()
+        .filter(|s| s.kind == SegmentKind::Plain)
+        .filter_map(|s| s.text.as_deref())
+        .collect()
+}
+
+/// Person or group chat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionType {
+    #[default]
+    Person,
+    Group,
+}
+
+impl SessionType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Person => "person",
+            Self::Group => "group",
+        }
+    }
+}
+
+/// LangBot's session id for monitoring and conversation state: `person_<id>` / `group_<id>`.
+pub fn session_id(kind: SessionType, launcher: &str) -> String {
+    format!("{}_{}", kind.as_str(), launcher)
+}
+
+/// The `message.received` event for the route engine.
+pub fn received_event(
+    kind: SessionType,
+    chat_id: &str,
+    sender_id: &str,
+    sender_name: Option<&str>,
+    group_name: Option<&str>,
+    message_id: &str,
+    segments: &[Segment],
+    bot_uuid: &str,
+) -> Value {
+    let chain: Vec<Value> = segments
+        .iter()
+        .map(|s| serde_json::to_value(s).unwrap_or(Value::Null))
+        .collect();
+    json!({
+        "type": "message.received",
+        "message_id": message_id,
+        "chat_id": chat_id,
+        "sender": { "id": sender_id, "nickname": sender_name },
+        "group": match kind {
+            SessionType::Group => json!({ "id": chat_id, "name": group_name }),
+            SessionType::Person => Value::Null,
+        },
+        "message_chain": chain,
+        "adapter_name": crate::bots::adapters::HTTP_BOT,
+        "bot_uuid": bot_uuid,
+        "timestamp": chrono::Utc::now().timestamp(),
+    })
+}

@@ -1,0 +1,32 @@
+//! The runtime: from an inbound message to the model's reply. Adapters (`http_bot`) verify
+//! and normalize events; the route engine picks the pipeline; `turn` runs its stages;
+//! `conversation` keeps per-session state in the session store so any replica can serve the
+//! next message; `recorder` writes monitoring records.
+
+mod agent;
+pub mod aggregate;
+pub mod conversation;
+mod dispatch;
+pub mod http_bot;
+pub mod message;
+pub mod ops;
+pub mod recorder;
+pub mod signing;
+pub mod stages;
+pub mod turn;
+
+/// Process-wide runtime state.
+pub struct Runtime {
+    /// This replica's id (owner of the executions it runs).
+    pub replica: String,
+    pub aggregator: aggregate::Aggregator,
+}
+
+impl Default for Runtime {
+    fn default() -> Self {
+        Self {
+            replica: uuid::Uuid::new_v4().simple().to_string(),
+            aggregator: aggregate::Aggregator::default(),
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! Writes what the runtime does to the monitoring tables. Recording never fails a turn:
+//! a failed write is logged and the turn goes on.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect,
+};
+use serde_json::Value;
+
+use crate::entities::{
+    execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
+};
+
+/// Traces kept per bot.
+pub const TRACES_PER_BOT: u64 = 200;
+
+/// The context every record of one execution shares.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    pub workspace: String,
+    pub execution_id: String,
+    pub bot_id: String,
+    pub bot_name: String,
+    pub pipeline_id: String,
+    pub pipeline_name: String,
+    pub session_id: String,
+    /// `real` or `debug`.
+    pub mode: &'static str,
+}
+
+fn logged<T, E: std::fmt::Display>(what: &str, result: Result<T, E>) {
+    if let Err(e) = result {
+        tracing::warn!(error = %e, record = what, "could not write a monitoring record");
+    }
+}
+
+fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+pub async fn start_execution(
+    db: &DatabaseConnection,
+    s: &Scope,
+    source: &str,
+    event_id: Option<&str>,
+    message_id: Option<&str>,
+    owner: &str,
+) {
+    let now = crate::db::now();
+    let row = execution::ActiveModel {
+        id: Set(s.execution_id.clone()),
+        workspace_uuid: Set(s.workspace.clone()),
+        source: Set(source.into()),
+        mode: Set(s.mode.into()),
+        status: Set("running".into()),
+        bot_id: Set(s.bot_id.clone()),
+        bot_name: Set(s.bot_name.clone()),
+        pipeline_id: Set(s.pipeline_id.clone()),
+        pipeline_name: Set(s.pipeline_name.clone()),
+        session_id: Set(s.session_id.clone()),
+        event_id: Set(event_id.map(str::to_string)),
+        message_id: Set(message_id.map(str::to_string)),
+        progress_event: Set(Some("started".into())),
+        error: Set(None),
+        owner: Set(Some(owner.into())),
+        lease_expires_at: Set(Some(now + chrono::Duration::seconds(120))),
+        started_at: Set(now),
+        finished_at: Set(None),
+        duration_ms: Set(None),
+    };
+    logged("execution", row.insert(db).await);
+}
+
+pub async fn progress(db: &DatabaseConnection, s: &Scope, stage: &str) {
+    let result = execution::Entity::update_many()
+        .col_expr(execution::Column::ProgressEvent, Expr::value(stage))
+        .col_expr(
+            execution::Column::LeaseExpiresAt,
+            Expr::value(crate::db::now() + chrono::Duration::seconds(120)),
+        )
+        .filter(execution::Column::Id.eq(s.execution_id.clone()))
+        .exec(db)
+        .await;
+    logged("execution progress", result);
+}
+
+pub async fn finish_execution(
+    db: &DatabaseConnection,
+    s: &Scope,
+    status: &str,
+    error: Option<&str>,
+    started: DateTime<Utc>,
+) {
+    let now = crate::db::now();
+    let result = execution::Entity::update_many()
+        .col_expr(execution::Column::Status, Expr::value(status))
+        .col_expr(
+            execution::Column::Error,
+            Expr::value(error.map(str::to_string)),
+        )
+        .col_expr(execution::Column::FinishedAt, Expr::value(now))
+        .col_expr(
+            execution::Column::DurationMs,
+            Expr::value((now - started).num_milliseconds()),
+        )
+        .col_expr(execution::Column::ProgressEvent, Expr::value("finished"))
+        .col_expr(
+            execution::Column::LeaseExpiresAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .filter(execution::Column::Id.eq(s.execution_id.clone()))
+        .exec(db)
+        .await;
+    logged("execution finish", result);
+}
+
+/// Details of a message record.
+pub struct MessageRecord<'a> {
+    pub id: String,
+    pub role: &'a str,
+    pub content: Value,
+    pub status: &'a str,
+    pub user_id: Option<&'a str>,
+    pub user_name: Option<&'a str>,
+    pub platform: Option<&'a str>,
+    pub event_id: Option<&'a str>,
+    pub parent_message_id: Option<&'a str>,
+}
+
+pub async fn message(db: &DatabaseConnection, s: &Scope, m: MessageRecord<'_>) {
+    let now = crate::db::now();
+    let row = monitoring_message::ActiveModel {
+        id: Set(m.id),
+        workspace_uuid: Set(s.workspace.clone()),
+        execution_id: Set(Some(s.execution_id.clone())),
+        timestamp: Set(now),
+        bot_id: Set(s.bot_id.clone()),
+        bot_name: Set(s.bot_name.clone()),
+        pipeline_id: Set(s.pipeline_id.clone()),
+        pipeline_name: Set(s.pipeline_name.clone()),
+        session_id: Set(s.session_id.clone()),
+        role: Set(m.role.into()),
+        message_content: Set(m.content.to_string()),
+        status: Set(m.status.into()),
+        level: Set(if m.status == "error" { "error" } else { "info" }.into()),
+        mode: Set(s.mode.into()),
+        platform: Set(m.platform.map(str::to_string)),
+        user_id: Set(m.user_id.map(str::to_string)),
+        user_name: Set(m.user_name.map(str::to_string)),
+        runner_name: Set(Some(crate::pipelines::config::LOCAL_AGENT.into())),
+        event_id: Set(m.event_id.map(str::to_string)),
+        parent_message_id: Set(m.parent_message_id.map(str::to_string)),
+    };
+    logged("message", row.insert(db).await);
+    touch_session(db, s, m.platform, m.user_id, m.user_name, now).await;
+}
+
+async fn touch_session(
+    db: &DatabaseConnection,
+    s: &Scope,
+    platform: Option<&str>,
+    user_id: Option<&str>,
+    user_name: Option<&str>,
+    now: DateTime<Utc>,
+) {
+    let row = monitoring_session::ActiveModel {
+        workspace_uuid: Set(s.workspace.clone()),
+        bot_id: Set(s.bot_id.clone()),
+        session_id: Set(s.session_id.clone()),
+        bot_name: Set(s.bot_name.clone()),
+        pipeline_id: Set(s.pipeline_id.clone()),
+        pipeline_name: Set(s.pipeline_name.clone()),
+        message_count: Set(1),
+        start_time: Set(now),
+        last_activity: Set(now),
+        is_active: Set(true),
+        platform: Set(platform.map(str::to_string)),
+        user_id: Set(user_id.map(str::to_string)),
+        user_name: Set(user_name.map(str::to_string)),
+    };
+    let result = monitoring_session::Entity::insert(row)
+        .on_conflict(
+            OnConflict::columns([
+                monitoring_session::Column::WorkspaceUuid,
+                monitoring_session::Column::BotId,
+                monitoring_session::Column::SessionId,
+            ])
+            .value(
+                monitoring_session::Column::MessageCount,
+                Expr::col(monitoring_session::Column::MessageCount).add(1),
+            )
+            .value(monitoring_session::Column::LastActivity, Expr::value(now))
+            .value(
+                monitoring_session::Column::PipelineId,
+                Expr::value(s.pipeline_id.clone()),
+            )
+            .value(
+                monitoring_session::Column::PipelineName,
+                Expr::value(s.pipeline_name.clone()),
+            )
+            .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await;
+    logged("session", result);
+}
+
+/// One model call.
+pub struct LlmCallRecord<'a> {
+    pub model_name: &'a str,
+    pub model_uuid: &'a str,
+    pub usage: crate::llm::Usage,
+    pub duration_ms: i64,
+    pub error: Option<(&'a str, String)>,
+    pub message_id: Option<&'a str>,
+    pub details: Value,
+}
+
+pub async fn llm_call(db: &DatabaseConnection, s: &Scope, c: LlmCallRecord<'_>) {
+    let row = llm_call::ActiveModel {
+        id: Set(new_id()),
+        workspace_uuid: Set(s.workspace.clone()),
+        execution_id: Set(Some(s.execution_id.clone())),
+        timestamp: Set(crate::db::now()),
+        bot_id: Set(s.bot_id.clone()),
+        bot_name: Set(s.bot_name.clone()),
+        pipeline_id: Set(s.pipeline_id.clone()),
+        pipeline_name: Set(s.pipeline_name.clone()),
+        session_id: Set(s.session_id.clone()),
+        model_name: Set(c.model_name.into()),
+        model_uuid: Set(Some(c.model_uuid.into())),
+        input_tokens: Set(i64::try_from(c.usage.prompt_tokens).unwrap_or(i64::MAX)),
+        output_tokens: Set(i64::try_from(c.usage.completion_tokens).unwrap_or(i64::MAX)),
+        total_tokens: Set(i64::try_from(c.usage.total_tokens).unwrap_or(i64::MAX)),
+        duration: Set(c.duration_ms),
+        status: Set(if c.error.is_some() {
+            "error"
+        } else {
+            "success"
+        }
+        .into()),
+        mode: Set(s.mode.into()),
+        error_message: Set(c.error.map(|(_, m)| m)),
+        message_id: Set(c.message_id.map(str::to_string)),
+        details: Set(Some(c.details)),
+    };
+    logged("llm call", row.insert(db).await);
+}
+
+pub async fn error(
+    db: &DatabaseConnection,
+    s: &Scope,
+    kind: &str,
+    message: &str,
+    message_id: Option<&str>,
+) {
+    let row = monitoring_error::ActiveModel {
+        id: Set(new_id()),
+        workspace_uuid: Set(s.workspace.clone()),
+        execution_id: Set(Some(s.execution_id.clone())),
+        timestamp: Set(crate::db::now()),
+        bot_id: Set(s.bot_id.clone()),
+        bot_name: Set(s.bot_name.clone()),
+        pipeline_id: Set(s.pipeline_id.clone()),
+        pipeline_name: Set(s.pipeline_name.clone()),
+        session_id: Set(s.session_id.clone()),
+        error_type: Set(kind.into()),
+        error_message: Set(message.into()),
+        mode: Set(s.mode.into()),
+        message_id: Set(message_id.map(str::to_string)),
+    };
+    logged("error", row.insert(db).await);
+}
+
+/// A route decision as the runtime traces it.
+pub struct Trace<'a> {
+    pub event_type: &'a str,
+    pub status: &'a str,
+    pub binding_id: Option<&'a str>,
+    pub event_pattern: Option<&'a str>,
+    pub target_type: Option<&'a str>,
+    pub target_uuid: Option<&'a str>,
+    pub failure_code: Option<&'a str>,
+    pub reason: &'a str,
+    pub run_id: Option<&'a str>,
+}
+
+/// Persists a route trace and keeps the newest `TRACES_PER_BOT` of the bot.
+pub async fn trace(db: &DatabaseConnection, workspace: &str, bot: &str, t: Trace<'_>) {
+    let row = route_trace::ActiveModel {
+        workspace_uuid: Set(workspace.into()),
+        bot_uuid: Set(bot.into()),
+        timestamp: Set(crate::db::now()),
+        event_type: Set(t.event_type.into()),
+        status: Set(t.status.into()),
+        binding_id: Set(t.binding_id.map(str::to_string)),
+        event_pattern: Set(t.event_pattern.map(str::to_string)),
+        target_type: Set(t.target_type.map(str::to_string)),
+        target_uuid: Set(t.target_uuid.map(str::to_string)),
+        failure_code: Set(t.failure_code.map(str::to_string)),
+        reason: Set(t.reason.chars().take(1024).collect()),
+        run_id: Set(t.run_id.map(str::to_string)),
+        ..Default::default()
+    };
+    logged("route trace", row.insert(db).await);
+    let cutoff: Result<Option<i64>, _> = route_trace::Entity::find()
+        .select_only()
+        .column(route_trace::Column::Id)
+        .filter(route_trace::Column::WorkspaceUuid.eq(workspace))
+        .filter(route_trace::Column::BotUuid.eq(bot))
+        .order_by_desc(route_trace::Column::Id)
+        .offset(TRACES_PER_BOT)
+        .limit(1)
+        .into_tuple()
+        .one(db)
+        .await;
+    if let Ok(Some(cutoff)) = cutoff {
+        let result = route_trace::Entity::delete_many()
+            .filter(route_trace::Column::WorkspaceUuid.eq(workspace))
+            .filter(route_trace::Column::BotUuid.eq(bot))
+            .filter(route_trace::Column::Id.lte(cutoff))
+            .exec(db)
+            .await;
+        logged("route trace pruning", result);
+    }
+}
