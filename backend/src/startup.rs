@@ -45,6 +45,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .configure(catalog::http::configure)
         .configure(crate::mcp::configure)
         .configure(crate::runtime::http_bot::configure)
+        .configure(crate::runtime::debug_ws::configure)
         .service(
             SwaggerUi::new("/api/docs/{_:.*}")
                 .url("/api/v1/openapi.json", catalog::openapi::document()),

@@ -6,6 +6,7 @@ mod helpers;
 mod apikeys;
 mod basics;
 mod bots;
+mod debug_ws;
 mod identity;
 mod llm_client;
 mod mcp;

@@ -6,6 +6,7 @@
 mod agent;
 pub mod aggregate;
 pub mod conversation;
+pub mod debug_ws;
 mod dispatch;
 pub mod http_bot;
 pub mod message;
