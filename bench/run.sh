@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The benchmarks of the issues, in one run against a release build on loopback (wrk):
+#   /healthz (baseline) · GET /system/context (API key) · GET /provider/models/llm with 20 models
+#   GET /platform/bots with 10 bots · POST …/event-routes/dry-run (API key)
+#   POST /bots/{uuid}/sync (the whole inbound path with an instantly answering fake model)
+# plus time to readiness and peak resident memory.
+#   bench/run.sh [duration-seconds] [connections]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION="${1:-10}"
+CONNECTIONS="${2:-32}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/cache/langbot-target}"
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+cargo build --release --locked -p langbot >/dev/null
+BIN="$CARGO_TARGET_DIR/release/langbot"
+DIR="$(mktemp -d /tmp/langbot-bench.XXXXXX)"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+PORT="$(free_port)"; UP="$(free_port)"
+BASE="http://127.0.0.1:$PORT"
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$DIR"' EXIT
+
+python3 bench/fake_upstream.py "$UP" & PIDS+=($!)
+start_ns=$(date +%s%N)
+LANGBOT_DATA_DIR="$DIR" LANGBOT_HTTP_ADDR="127.0.0.1:$PORT" LANGBOT_LOG=warn "$BIN" serve & PID=$!; PIDS+=($PID)
+until curl -fs "$BASE/readyz" >/dev/null 2>&1; do sleep 0.005; done
+ready_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+api() { curl -fs -X "$1" "$BASE/api/v1$2" -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' ${3:+-d "$3"}; }
+curl -fs -XPOST "$BASE/api/v1/user/init" -H 'content-type: application/json' -d '{"user":"bench@example.com","password":"bench-password"}' >/dev/null
+TOKEN=$(curl -fs -XPOST "$BASE/api/v1/user/auth" -H 'content-type: application/json' -d '{"user":"bench@example.com","password":"bench-password"}' | json '["data"]["token"]')
+KEY=$(api POST /apikeys '{"name":"bench"}' | json '["data"]["key"]["key"]')
+PROVIDER=$(api POST /provider/providers "{\"name\":\"fake\",\"requester\":\"openai-chat-completions\",\"base_url\":\"http://127.0.0.1:$UP/v1\",\"api_keys\":[\"sk\"]}" | json '["data"]["uuid"]')
+for i in $(seq 20); do MODEL=$(api POST /provider/models/llm "{\"name\":\"m$i\",\"provider_uuid\":\"$PROVIDER\"}" | json '["data"]["uuid"]'); done
+PIPELINE=$(api POST /pipelines "{\"name\":\"bench\",\"is_default\":true,\"config\":{\"ai\":{\"runner_config\":{\"local-agent\":{\"model\":{\"primary\":\"$MODEL\"}}}},\"safety\":{\"rate-limit\":{\"limitation\":100000}}}}" | json '["data"]["uuid"]')
+for i in $(seq 10); do
+  BOT=$(api POST /platform/bots "{\"name\":\"bot$i\",\"adapter\":\"http_bot\",\"enable\":true,\"adapter_config\":{\"inbound_secret\":\"bench-secret\",\"signature_required\":false,\"callback_url\":\"http://127.0.0.1:$UP/cb\"}}" | json '["data"]["uuid"]')
+done
+
+cat > "$DIR/dry_run.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["X-API-Key"] = "$KEY"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"event_type":"message.received","event_data":{"group":{"id":"g"},"message_chain":[{"type":"At","target":"b"},{"type":"Plain","text":"hi"}]},"context":{"bot_account_id":"b"}}'
+LUA
+cat > "$DIR/sync.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+counter = 0
+request = function()
+  counter = counter + 1
+  local body = string.format('{"session_id":"s-%d-%d","message":[{"type":"Plain","text":"ping"}]}', math.random(1, 1000000000), counter)
+  return wrk.format(nil, nil, nil, body)
+end
+LUA
+
+run() { # name, wrk args...
+  local name="$1"; shift
+  local out; out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@")
+  local rps p50 p99 errors
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  p50=$(awk '$1=="50%" {print $2}' <<<"$out")
+  p99=$(awk '$1=="99%" {print $2}' <<<"$out")
+  errors=$(grep -E "Non-2xx|Socket errors" <<<"$out" | tr '\n' ' ' || true)
+  printf '%-44s %10s req/s   p50 %8s   p99 %8s  %s\n' "$name" "$rps" "$p50" "$p99" "$errors"
+  echo "$rps" > "$DIR/last"
+}
+
+echo "LangBot bench: wrk -t2 -c$CONNECTIONS -d${DURATION}s, release build, SQLite + in-process store, 2 cores"
+run "GET /healthz" "$BASE/healthz"; health=$(cat "$DIR/last")
+run "GET /api/v1/system/context (API key)" -H "X-API-Key: $KEY" "$BASE/api/v1/system/context"; ctx=$(cat "$DIR/last")
+run "GET /api/v1/provider/models/llm (20, key)" -H "X-API-Key: $KEY" "$BASE/api/v1/provider/models/llm"; models=$(cat "$DIR/last")
+run "GET /api/v1/platform/bots (10, key)" -H "X-API-Key: $KEY" "$BASE/api/v1/platform/bots"; bots=$(cat "$DIR/last")
+run "POST …/event-routes/dry-run (key)" -s "$DIR/dry_run.lua" "$BASE/api/v1/platform/bots/$BOT/event-routes/dry-run"; dry=$(cat "$DIR/last")
+cat > "$DIR/model.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"model":"m","messages":[{"role":"user","content":"ping"}],"stream":true}'
+LUA
+run "fake model alone (its own latency)" -s "$DIR/model.lua" "http://127.0.0.1:$UP/v1/chat/completions"
+run "POST /bots/{uuid}/sync (whole turn)" -s "$DIR/sync.lua" "$BASE/bots/$BOT/sync"; turns=$(cat "$DIR/last")
+rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
+python3 - "$health" "$ctx" "$models" "$bots" "$dry" "$turns" "$ready_ms" "$rss_kib" <<'PY'
+import sys
+h, c, m, b, d, t = map(float, sys.argv[1:7])
+ready, rss = int(sys.argv[7]), int(sys.argv[8])
+for name, v in [("system/context", c), ("models list", m), ("bots list", b), ("dry-run", d), ("sync turn", t)]:
+    print(f"{name:>16} / healthz throughput: {v / h:.2f}")
+print(f"ready in {ready} ms; peak RSS {rss / 1024:.1f} MiB")
+PY
