@@ -84,6 +84,9 @@ log "pass 1: SQLite + in-process session store"
 status=0
 cargo nextest run --workspace "${NEXTEST_ARGS[@]}" || status=1
 
+log "the official MCP Python SDK against a running server"
+scripts/mcp-client-test.sh || status=1
+
 log "pass 2: PostgreSQL + Redis"
 TEST_DATABASE_URL="$TEST_PG_URL" TEST_REDIS_URL="$TEST_REDIS_SERVER_URL" \
   cargo nextest run -p api-tests "${NEXTEST_ARGS[@]}" || status=1

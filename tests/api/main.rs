@@ -17,6 +17,7 @@ mod pipelines;
 mod providers;
 mod readiness;
 mod runtime;
+mod runtime_edges;
 mod session_store;
 mod tenant_isolation;
 mod workspaces;

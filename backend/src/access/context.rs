@@ -94,6 +94,8 @@ pub struct RequestCtx {
     pub principal: Principal,
     pub workspace: Option<WorkspaceCtx>,
     pub client_ip: Option<IpAddr>,
+    /// Set by transports that never show secrets (MCP), whatever the caller's permissions.
+    pub conceal_secrets: bool,
 }
 
 impl RequestCtx {
@@ -103,6 +105,7 @@ impl RequestCtx {
             principal: Principal::Anonymous,
             workspace: None,
             client_ip,
+            conceal_secrets: false,
         }
     }
 

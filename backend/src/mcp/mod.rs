@@ -82,7 +82,10 @@ async fn handle(
     }
     let base = RequestCtx::anonymous(RequestId::of(&req), client_ip(&req, &state.trusted_proxies));
     let ctx = match crate::catalog::authorize(&state, &MCP_ACCESS, &creds, base).await {
-        Ok(ctx) => ctx,
+        Ok(ctx) => RequestCtx {
+            conceal_secrets: true,
+            ..ctx
+        },
         Err(_) => return unauthorized("A valid LangBot API key is required for MCP access"),
     };
     let body =
@@ -239,11 +242,11 @@ async fn call(state: &AppState, ctx: &RequestCtx, params: Value) -> Result<Value
     let result = match tool.split(arguments) {
         Ok((path, query, body)) => tool.op.call_json(state, ctx, path, query, body).await,
         Err(e) => Err(e),
-    };
+    }
+    .map_err(|e| tool.name_fields(e));
     Ok(match result {
         Ok(data) => {
             let structured = if data.is_null() { json!({}) } else { data };
-            let structured = crate::providers::secrets::redact(&structured);
             json!({
                 "content": [{ "type": "text", "text": structured.to_string() }],
                 "structuredContent": structured,

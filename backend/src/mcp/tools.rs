@@ -187,6 +187,28 @@ pub fn list(ctx: &RequestCtx) -> Vec<Value> {
 }
 
 impl Tool {
+    /// Names error fields as the tool's arguments (`uuid` → `model_uuid`, `name` → `bot_data.name`).
+    pub fn name_fields(&self, mut e: ApiError) -> ApiError {
+        for f in &mut e.errors {
+            let (head, rest) = match f.field.split_once(['.', '[']) {
+                Some((h, _)) => (h.to_string(), f.field[h.len()..].to_string()),
+                None => (f.field.clone(), String::new()),
+            };
+            if self.path_params.contains(&head) || self.query_params.contains(&head) {
+                f.field = format!("{}{rest}", mcp_name(&self.mcp, &head));
+            } else if let Some(arg) = self.mcp.body_arg {
+                f.field = if f.field.is_empty() {
+                    arg.to_string()
+                } else {
+                    format!("{arg}.{}", f.field)
+                };
+            } else if !head.is_empty() {
+                f.field = format!("{}{rest}", mcp_name(&self.mcp, &head));
+            }
+        }
+        e
+    }
+
     /// Splits tool arguments into the operation's path, query and body (as JSON objects).
     pub fn split(&self, mut args: Map<String, Value>) -> ApiResult<(Value, Value, Value)> {
         let mut path = Map::new();
@@ -202,6 +224,11 @@ impl Tool {
             if let Some(v) = args.remove(&mcp_name(&self.mcp, q)) {
                 query.insert(q.clone(), v);
             }
+        }
+        // Renamed fields are reachable only by their MCP names.
+        if let Some((_, field)) = self.mcp.renames.iter().find(|(_, f)| args.contains_key(*f)) {
+            return Err(ApiError::invalid(format!("Unknown argument {field}"))
+                .field(*field, "is not an argument of this tool"));
         }
         let body = if !self.op.has_body() {
             Value::Null

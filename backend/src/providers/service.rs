@@ -19,9 +19,15 @@ use crate::entities::{model, provider};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::llm::Endpoint;
 
-/// Whether this caller sees secrets: `provider_secret.manage`, unless `include_secret=false`.
-pub fn reveal(ws: &WorkspaceCtx, include_secret: Option<bool>) -> bool {
-    ws.permissions.contains(Permission::ProviderSecretManage) && include_secret != Some(false)
+/// Whether this caller sees secrets: `provider_secret.manage`, unless `include_secret=false`
+/// or the transport never shows secrets (MCP).
+pub fn reveal(ctx: &crate::access::RequestCtx, include_secret: Option<bool>) -> bool {
+    !ctx.conceal_secrets
+        && include_secret != Some(false)
+        && ctx
+            .workspace
+            .as_ref()
+            .is_some_and(|ws| ws.permissions.contains(Permission::ProviderSecretManage))
 }
 
 fn keys_of(row: &provider::Model) -> Vec<String> {

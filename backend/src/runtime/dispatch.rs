@@ -3,7 +3,7 @@
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::message::{received_event, Segment, SessionType};
+use super::message::{received_event, Inbound};
 use super::recorder::{self, Trace};
 use super::turn::{self, TurnInput, TurnOutput};
 use crate::access::WorkspaceCtx;
@@ -12,22 +12,11 @@ use crate::bots::{engine, service as bots};
 use crate::entities::bot;
 use crate::state::AppState;
 
-/// A normalized inbound message.
-pub struct Inbound {
-    pub kind: SessionType,
-    pub chat_id: String,
-    pub sender_id: String,
-    pub sender_name: Option<String>,
-    pub group_name: Option<String>,
-    pub segments: Vec<Segment>,
-    pub message_id: String,
-}
-
 /// Where routing sent the message.
 pub enum Routed {
     /// A pipeline takes it.
     Pipeline {
-        pipeline: crate::entities::pipeline::Model,
+        pipeline: Box<crate::entities::pipeline::Model>,
         is_at_bot: bool,
         event_id: String,
     },
@@ -37,16 +26,7 @@ pub enum Routed {
 
 /// Routes a `message.received` event and persists the decision as a route trace.
 pub async fn route(state: &AppState, ws: &WorkspaceCtx, bot: &bot::Model, msg: &Inbound) -> Routed {
-    let event = received_event(
-        msg.kind,
-        &msg.chat_id,
-        &msg.sender_id,
-        msg.sender_name.as_deref(),
-        msg.group_name.as_deref(),
-        &msg.message_id,
-        &msg.segments,
-        &bot.uuid,
-    );
+    let event = received_event(msg, &bot.uuid);
     // An http_bot is mentioned by its own uuid.
     let event = engine::augment(&event, Some(&bot.uuid));
     let is_at_bot = event["is_at_bot"] == Value::Bool(true);
@@ -112,7 +92,7 @@ pub async fn route(state: &AppState, ws: &WorkspaceCtx, bot: &bot::Model, msg: &
                     )
                     .await;
                     Routed::Pipeline {
-                        pipeline,
+                        pipeline: Box::new(pipeline),
                         is_at_bot,
                         event_id: msg.message_id.clone(),
                     }

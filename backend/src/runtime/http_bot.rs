@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::conversation::{self, ConversationKey};
-use super::dispatch::{self, Inbound, Routed};
+use super::dispatch::{self, Routed};
+use super::message::Inbound;
 use super::message::{plain_text, session_id, Segment, SessionType};
 use super::signing;
 use crate::access::{PermissionSet, WorkspaceCtx};
@@ -79,10 +80,26 @@ struct ResetRequest {
     session_type: Option<SessionType>,
 }
 
-/// The contract's error envelope.
-fn refuse(status: actix_web::http::StatusCode, code: i64, msg: impl Into<String>) -> HttpResponse {
-    HttpResponse::build(status)
-        .json(json!({ "code": code, "msg": msg.into(), "data": Value::Null }))
+/// A refused request, answered with the contract's error envelope `{code, msg, data}`.
+struct Refused {
+    status: StatusCode,
+    code: i64,
+    msg: String,
+}
+
+fn refuse(status: StatusCode, code: i64, msg: impl Into<String>) -> Refused {
+    Refused {
+        status,
+        code,
+        msg: msg.into(),
+    }
+}
+
+impl From<Refused> for HttpResponse {
+    fn from(r: Refused) -> Self {
+        HttpResponse::build(r.status)
+            .json(json!({ "code": r.code, "msg": r.msg, "data": Value::Null }))
+    }
 }
 
 use actix_web::http::StatusCode;
@@ -100,7 +117,7 @@ async fn verify(
     payload: web::Payload,
     state: &AppState,
     raw_uuid: &str,
-) -> Result<Verified, HttpResponse> {
+) -> Result<Verified, Refused> {
     let not_found = || refuse(StatusCode::NOT_FOUND, 40401, "bot not found");
     let uuid = Uuid::parse_str(raw_uuid).map_err(|_| not_found())?;
     let bot = crate::bots::service::find_for_ingress(&state.db, &uuid)
@@ -178,7 +195,7 @@ async fn verify(
     })
 }
 
-fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, HttpResponse> {
+fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Refused> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| refuse(StatusCode::BAD_REQUEST, 40001, format!("invalid json: {e}")))?;
     serde_json::from_value(value).map_err(|e| {
@@ -190,7 +207,7 @@ fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, HttpResponse>
     })
 }
 
-fn normalize(v: &Verified, msg: InboundMessage) -> Result<Inbound, HttpResponse> {
+fn normalize(v: &Verified, msg: InboundMessage) -> Result<Inbound, Refused> {
     let session = msg.session_id.trim().to_string();
     if session.is_empty() || session.len() > 255 {
         return Err(refuse(
@@ -231,11 +248,11 @@ async fn inbound(
 ) -> HttpResponse {
     let v = match verify(&req, payload, &state, &path).await {
         Ok(v) => v,
-        Err(resp) => return resp,
+        Err(refused) => return refused.into(),
     };
     let msg = match parse::<InboundMessage>(&v.body).and_then(|m| normalize(&v, m)) {
         Ok(m) => m,
-        Err(resp) => return resp,
+        Err(refused) => return refused.into(),
     };
     if let Some(key) = req
         .headers()
@@ -253,13 +270,16 @@ async fn inbound(
             .await
         {
             Ok(true) => {}
-            Ok(false) => return refuse(StatusCode::CONFLICT, 40901, "duplicate idempotency key"),
+            Ok(false) => {
+                return refuse(StatusCode::CONFLICT, 40901, "duplicate idempotency key").into()
+            }
             Err(_) => {
                 return refuse(
                     StatusCode::SERVICE_UNAVAILABLE,
                     50301,
                     "storage unavailable",
                 )
+                .into()
             }
         }
     }
@@ -273,16 +293,7 @@ async fn inbound(
 
 /// When the session's pipeline aggregates messages: its delay.
 async fn pipeline_aggregation(state: &AppState, v: &Verified, msg: &Inbound) -> Option<Duration> {
-    let event = super::message::received_event(
-        msg.kind,
-        &msg.chat_id,
-        &msg.sender_id,
-        None,
-        None,
-        &msg.message_id,
-        &msg.segments,
-        &v.bot.uuid,
-    );
+    let event = super::message::received_event(msg, &v.bot.uuid);
     let event = crate::bots::engine::augment(&event, Some(&v.bot.uuid));
     let routes = crate::bots::service::stored_routes(&v.bot);
     let index = crate::bots::engine::evaluate("message.received", &event, &routes).selected?;
@@ -325,7 +336,7 @@ async fn handle(state: &AppState, v: Verified, mut msg: Inbound, aggregate: Opti
         v.ws.clone(),
         &v.bot,
         msg,
-        pipeline,
+        *pipeline,
         is_at_bot,
         event_id,
     )
@@ -404,11 +415,11 @@ async fn sync(
 ) -> HttpResponse {
     let v = match verify(&req, payload, &state, &path).await {
         Ok(v) => v,
-        Err(resp) => return resp,
+        Err(refused) => return refused.into(),
     };
     let msg = match parse::<InboundMessage>(&v.body).and_then(|m| normalize(&v, m)) {
         Ok(m) => m,
-        Err(resp) => return resp,
+        Err(refused) => return refused.into(),
     };
     let lock_key = format!("sync:{}:{}", v.bot.uuid, session_id(msg.kind, &msg.chat_id));
     let lock = match state
@@ -423,6 +434,7 @@ async fn sync(
                 40902,
                 "a sync request for this session is already in flight",
             )
+            .into()
         }
         Err(_) => {
             return refuse(
@@ -430,6 +442,7 @@ async fn sync(
                 50301,
                 "storage unavailable",
             )
+            .into()
         }
     };
     let (chat, reply_to) = (msg.chat_id.clone(), msg.message_id.clone());
@@ -445,7 +458,7 @@ async fn sync(
                     v.ws.clone(),
                     &v.bot,
                     msg,
-                    pipeline,
+                    *pipeline,
                     is_at_bot,
                     event_id,
                 )
@@ -466,7 +479,8 @@ async fn sync(
             StatusCode::GATEWAY_TIMEOUT,
             50401,
             "timed out waiting for the reply",
-        ),
+        )
+        .into(),
     }
 }
 
@@ -479,11 +493,11 @@ async fn reset(
 ) -> HttpResponse {
     let v = match verify(&req, payload, &state, &path).await {
         Ok(v) => v,
-        Err(resp) => return resp,
+        Err(refused) => return refused.into(),
     };
     let body: ResetRequest = match parse(&v.body) {
         Ok(b) => b,
-        Err(resp) => return resp,
+        Err(refused) => return refused.into(),
     };
     let kind = body.session_type.unwrap_or(v.config.default_session_type);
     let key = ConversationKey {
@@ -499,6 +513,7 @@ async fn reset(
                 40903,
                 "the session is busy with a running turn",
             )
+            .into()
         }
         Ok(false) => {}
         Err(_) => {
@@ -507,10 +522,11 @@ async fn reset(
                 50301,
                 "storage unavailable",
             )
+            .into()
         }
     }
     match conversation::reset(store, &key).await {
         Ok(()) => HttpResponse::Ok().json(json!({ "code": 0, "msg": "ok", "data": { "session_id": body.session_id, "reset": true } })),
-        Err(_) => refuse(StatusCode::SERVICE_UNAVAILABLE, 50301, "storage unavailable"),
+        Err(_) => refuse(StatusCode::SERVICE_UNAVAILABLE, 50301, "storage unavailable").into(),
     }
 }

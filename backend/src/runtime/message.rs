@@ -87,28 +87,31 @@ pub fn session_id(kind: SessionType, launcher: &str) -> String {
     format!("{}_{}", kind.as_str(), launcher)
 }
 
+/// A normalized inbound message.
+pub struct Inbound {
+    pub kind: SessionType,
+    pub chat_id: String,
+    pub sender_id: String,
+    pub sender_name: Option<String>,
+    pub group_name: Option<String>,
+    pub segments: Vec<Segment>,
+    pub message_id: String,
+}
+
 /// The `message.received` event for the route engine.
-pub fn received_event(
-    kind: SessionType,
-    chat_id: &str,
-    sender_id: &str,
-    sender_name: Option<&str>,
-    group_name: Option<&str>,
-    message_id: &str,
-    segments: &[Segment],
-    bot_uuid: &str,
-) -> Value {
-    let chain: Vec<Value> = segments
+pub fn received_event(msg: &Inbound, bot_uuid: &str) -> Value {
+    let chain: Vec<Value> = msg
+        .segments
         .iter()
         .map(|s| serde_json::to_value(s).unwrap_or(Value::Null))
         .collect();
     json!({
         "type": "message.received",
-        "message_id": message_id,
-        "chat_id": chat_id,
-        "sender": { "id": sender_id, "nickname": sender_name },
-        "group": match kind {
-            SessionType::Group => json!({ "id": chat_id, "name": group_name }),
+        "message_id": msg.message_id,
+        "chat_id": msg.chat_id,
+        "sender": { "id": msg.sender_id, "nickname": msg.sender_name },
+        "group": match msg.kind {
+            SessionType::Group => json!({ "id": msg.chat_id, "name": msg.group_name }),
             SessionType::Person => Value::Null,
         },
         "message_chain": chain,

@@ -54,7 +54,7 @@ async fn list(
     query: ModelListQuery,
 ) -> ApiResult<ModelList> {
     let ws = ctx.workspace()?;
-    let reveal = service::reveal(ws, query.include_secret);
+    let reveal = service::reveal(ctx, query.include_secret);
     if let Some(p) = &query.provider_uuid {
         service::get(&state.db, ws, p).await?;
     }
@@ -92,7 +92,7 @@ async fn get(
     include_secret: Option<bool>,
 ) -> ApiResult<ModelEnvelope> {
     let ws = ctx.workspace()?;
-    let reveal = service::reveal(ws, include_secret);
+    let reveal = service::reveal(ctx, include_secret);
     let row = models::get(&state.db, ws, kind, uuid).await?;
     let provider = service::get(
         &state.db,

@@ -69,7 +69,7 @@ impl Operation for ListProviders {
         input: Input<NoParams, ProviderListQuery, NoBody>,
     ) -> ApiResult<ProviderList> {
         let ws = ctx.workspace()?;
-        let reveal = service::reveal(ws, input.query.include_secret);
+        let reveal = service::reveal(ctx, input.query.include_secret);
         let counts = service::counts(&state.db, ws).await?;
         let page = PageQuery {
             limit: input.query.limit,
@@ -122,7 +122,7 @@ impl Operation for GetProvider {
             provider: service::to_dto(
                 row,
                 Some(counts),
-                service::reveal(ws, input.query.include_secret),
+                service::reveal(ctx, input.query.include_secret),
             ),
         })
     }
