@@ -1015,9 +1015,12 @@ async fn sync_locks_and_busy_sessions_span_replicas() {
     let lost = if one.status == 409 { &one } else { &two };
     refused(lost, 409, 40902, "a concurrent sync on the other replica");
 
+    // A session with history, busy with a turn on `app`.
+    let warm = rig.sync(&b, text("s2", "warm")).await;
+    assert_eq!(warm.data()["text"], "echo(1): warm");
     let res = rig.send(&app, text("s2", "slow")).await;
     assert_eq!(res.status, 202, "{}", res.text);
-    model_called(&rig, 2).await;
+    model_called(&rig, 3).await;
     let body = json!({ "bot_id": rig.bot, "session_id": "person_s2" });
     reset_context(&b, &rig.owner, &body)
         .await
@@ -1168,14 +1171,19 @@ async fn reset_session_context_over_mcp_works_like_http() {
         "resource_not_found"
     );
 
+    assert_eq!(
+        rig.sync(&app, text("s1", "zero")).await.data()["text"],
+        "echo(1): zero"
+    );
     rig.send(&app, text("s1", "one")).await;
-    model_called(&rig, 1).await;
+    model_called(&rig, 2).await;
     let res = mcp_call(&app, &key, "reset_session_context", args.clone()).await;
     assert_eq!(mcp_err(&res, "during a turn")["code"], "session_busy");
-    rig.callbacks(1).await;
+    let callbacks = rig.callbacks(1).await;
+    assert_eq!(reply_text(&callbacks[0].0), "echo(2): one");
     assert_eq!(
         rig.sync(&app, text("s1", "two")).await.data()["text"],
-        "echo(2): two"
+        "echo(3): two"
     );
 
     let res = mcp_call(&app, &key, "reset_session_context", args.clone()).await;

@@ -183,6 +183,15 @@ impl From<sea_orm::DbErr> for ApiError {
             Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
                 Self::conflict("A resource with the same identity already exists")
             }
+            // A concurrent change removed (or still uses) a referenced resource.
+            Some(sea_orm::SqlErr::ForeignKeyConstraintViolation(_)) => {
+                Self::conflict("A referenced resource was changed concurrently; retry")
+            }
+            _ if err.to_string().contains("database is locked") => {
+                let mut e = Self::unavailable("The database is busy, please retry").retry_after(1);
+                e.source = Some(err.into());
+                e
+            }
             _ if is_connection_error(&err) => {
                 let mut e = Self::unavailable("The database is unavailable");
                 e.source = Some(err.into());

@@ -197,7 +197,7 @@ pub struct ModelInput {
 pub struct TestModelInput {
     /// Extra request fields for this call only.
     #[schema(value_type = Option<Object>)]
-    pub extra_args: Option<Value>,
+    pub extra_args: Option<serde_json::Map<String, Value>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -271,21 +271,32 @@ pub async fn create(
     )?;
     check_extra_args(&extra_args)?;
     let now = crate::db::now();
-    let row = model::ActiveModel {
-        uuid: Set(Uuid::new_v4().to_string()),
-        workspace_uuid: Set(ws.uuid.to_string()),
-        provider_uuid: Set(provider.uuid),
-        kind: Set(kind.as_str().into()),
-        name: Set(name.to_string()),
-        abilities: Set(json!(abilities)),
-        context_length: Set(input.context_length),
-        reasoning_config: Set(reasoning),
-        extra_args: Set(extra_args),
-        prefered_ranking: Set(input.prefered_ranking.unwrap_or(0)),
-        created_at: Set(now),
-        updated_at: Set(now),
+    let row = model::Model {
+        uuid: Uuid::new_v4().to_string(),
+        workspace_uuid: ws.uuid.to_string(),
+        provider_uuid: provider.uuid,
+        kind: kind.as_str().into(),
+        name: name.to_string(),
+        abilities: json!(abilities),
+        context_length: input.context_length,
+        reasoning_config: reasoning,
+        extra_args,
+        prefered_ranking: input.prefered_ranking.unwrap_or(0),
+        created_at: now,
+        updated_at: now,
     };
-    Ok(row.insert(db).await?)
+    // Without reading back: a concurrent provider delete must not turn into a 500.
+    model::Entity::insert(model::ActiveModel::from(row.clone()))
+        .exec_without_returning(db)
+        .await
+        .map_err(|e| match ApiError::from(e) {
+            e if e.code == ErrorCode::Conflict => {
+                ApiError::invalid("The provider does not exist in this Workspace")
+                    .field("provider_uuid", "no such provider")
+            }
+            e => e,
+        })?;
+    Ok(row)
 }
 
 pub async fn update(
@@ -425,13 +436,11 @@ pub async fn test(
     http: &reqwest::Client,
     provider: &provider::Model,
     row: &model::Model,
-    extra: Option<Value>,
+    extra: Option<Map<String, Value>>,
 ) -> ApiResult<u64> {
     let ep = service::endpoint(provider);
     let mut args: Map<String, Value> = row.extra_args.as_object().cloned().unwrap_or_default();
-    if let Some(Value::Object(more)) = extra {
-        args.extend(more);
-    }
+    args.extend(extra.unwrap_or_default());
     let started = Instant::now();
     let result = match ModelKind::parse(&row.kind) {
         Some(ModelKind::Embedding) => {

@@ -179,6 +179,47 @@ pub fn restore_sensitive(
     }
 }
 
+/// Masks the credentials a URL may carry: userinfo and secret-looking query values.
+pub fn redact_url(raw: &str) -> String {
+    let Ok(mut url) = url::Url::parse(raw) else {
+        return if raw.is_empty() {
+            String::new()
+        } else {
+            MASK.into()
+        };
+    };
+    if !url.username().is_empty() || url.password().is_some() {
+        let _ = url.set_username(MASK);
+        let _ = url.set_password(None);
+    }
+    let pairs: Vec<(String, String)> = url
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    if pairs
+        .iter()
+        .any(|(k, _)| is_sensitive_key(k) || ["code", "sig", "signature"].contains(&k.as_str()))
+    {
+        let masked: Vec<(String, String)> = pairs
+            .into_iter()
+            .map(|(k, v)| {
+                let secret =
+                    is_sensitive_key(&k) || ["code", "sig", "signature"].contains(&k.as_str());
+                (
+                    k,
+                    if secret && !v.is_empty() {
+                        MASK.into()
+                    } else {
+                        v
+                    },
+                )
+            })
+            .collect();
+        url.query_pairs_mut().clear().extend_pairs(masked);
+    }
+    url.to_string().replace("%2A%2A%2A", MASK)
+}
+
 /// Removes every occurrence of `secrets` from a text (upstream messages may echo keys).
 pub fn scrub(text: &str, secrets: &[String]) -> String {
     secrets
@@ -236,6 +277,15 @@ mod tests {
             json!({"extra_headers": {"Authorization": "Bearer s"}, "note": "***"})
         );
         Ok(())
+    }
+
+    #[test]
+    fn urls_lose_their_credentials() {
+        assert_eq!(
+            redact_url("https://u:p@h.example/v1?token=abc&region=sg"),
+            "https://***@h.example/v1?token=***&region=sg"
+        );
+        assert_eq!(redact_url("https://h.example/v1"), "https://h.example/v1");
     }
 
     #[test]

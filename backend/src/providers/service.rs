@@ -87,7 +87,11 @@ pub fn to_dto(row: provider::Model, counts: Option<[u64; 3]>, reveal: bool) -> P
         workspace_uuid: row.workspace_uuid,
         name: row.name,
         requester: row.requester,
-        base_url: row.base_url,
+        base_url: if reveal {
+            row.base_url
+        } else {
+            secrets::redact_url(&row.base_url)
+        },
         api_keys: if reveal {
             keys
         } else {
@@ -280,7 +284,28 @@ pub async fn delete(
     cascade: bool,
 ) -> ApiResult<DeleteReport> {
     let txn = db.begin().await?;
-    let row = get(&txn, ws, uuid).await?;
+    // Take the provider first so concurrent model creations wait (PostgreSQL: row lock;
+    // SQLite: the write lock, taken by a first write).
+    let row = match txn.get_database_backend() {
+        sea_orm::DatabaseBackend::Postgres => provider::Entity::find_by_id(uuid.to_string())
+            .filter(provider::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
+            .lock_exclusive()
+            .one(&txn)
+            .await?
+            .ok_or_else(ApiError::not_found)?,
+        _ => {
+            provider::Entity::update_many()
+                .col_expr(
+                    provider::Column::UpdatedAt,
+                    sea_orm::sea_query::Expr::col(provider::Column::UpdatedAt).into(),
+                )
+                .filter(provider::Column::Uuid.eq(uuid.to_string()))
+                .filter(provider::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
+                .exec(&txn)
+                .await?;
+            get(&txn, ws, uuid).await?
+        }
+    };
     let models = model::Entity::find()
         .filter(model::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
         .filter(model::Column::ProviderUuid.eq(row.uuid.clone()))
