@@ -22,6 +22,7 @@ pub const ENV_KEYS: &[(&str, &str)] = &[
     ("LANGBOT_TRUSTED_PROXIES", "api.trusted_proxies"),
     ("LANGBOT_BODY_LIMIT", "api.body_limit"),
     ("LANGBOT_WEB_DIR", "web.dir"),
+    ("LANGBOT_MONITORING_RETENTION", "monitoring.retention"),
     ("LANGBOT_LOG", "log.filter"),
     ("LANGBOT_LOG_FORMAT", "log.format"),
 ];
@@ -37,7 +38,16 @@ pub struct Settings {
     pub workspaces: WorkspaceSettings,
     pub auth: AuthSettings,
     pub web: WebSettings,
+    pub monitoring: MonitoringSettings,
     pub log: LogSettings,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MonitoringSettings {
+    /// Records older than this are deleted in the background.
+    #[serde(with = "de::duration")]
+    pub retention: Duration,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -137,6 +147,9 @@ impl Default for Settings {
                 session_ttl: Duration::from_secs(7 * 24 * 3600),
             },
             web: WebSettings { dir: None },
+            monitoring: MonitoringSettings {
+                retention: Duration::from_secs(30 * 24 * 3600),
+            },
             log: LogSettings {
                 filter: "info".into(),
                 format: LogFormat::Text,

@@ -20,6 +20,7 @@ pub mod i18n;
 pub mod identity;
 pub mod llm;
 pub mod mcp;
+pub mod monitoring;
 pub mod pipelines;
 pub mod providers;
 pub mod runtime;

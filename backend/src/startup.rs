@@ -46,6 +46,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .configure(crate::mcp::configure)
         .configure(crate::runtime::http_bot::configure)
         .configure(crate::runtime::debug_ws::configure)
+        .configure(crate::monitoring::inflight::configure)
+        .configure(crate::monitoring::export::configure)
         .service(
             SwaggerUi::new("/api/docs/{_:.*}")
                 .url("/api/v1/openapi.json", catalog::openapi::document()),

@@ -28,6 +28,8 @@ pub struct AppState {
     /// One HTTP connection pool for every upstream call (models, callbacks).
     pub http: reqwest::Client,
     pub runtime: Arc<crate::runtime::Runtime>,
+    /// Live in-flight feeds, one producer per Workspace.
+    pub inflight: Arc<crate::monitoring::inflight::InflightHub>,
 }
 
 impl AppState {
@@ -43,7 +45,7 @@ impl AppState {
         let trusted_proxies = crate::http::parse_trusted_proxies(&settings.api.trusted_proxies)?;
         let identity = Arc::new(IdentityCache::default());
         identity.spawn_listener(store.clone());
-        Ok(Self {
+        let state = Self {
             settings: Arc::new(settings),
             db,
             db_kind,
@@ -59,6 +61,9 @@ impl AppState {
                 .pool_idle_timeout(std::time::Duration::from_secs(30))
                 .build()?,
             runtime: Arc::new(crate::runtime::Runtime::default()),
-        })
+            inflight: Arc::default(),
+        };
+        crate::monitoring::maintenance::spawn(state.clone());
+        Ok(state)
     }
 }

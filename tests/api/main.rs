@@ -10,6 +10,7 @@ mod debug_ws;
 mod identity;
 mod llm_client;
 mod mcp;
+mod monitoring;
 mod negative_inputs;
 mod openapi;
 mod permission_matrix;

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use reqwest::Method;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app, spawn_app_with, Response, TestApp};
 
@@ -160,6 +160,29 @@ fn fill_path(path: &str, workspace: &str) -> String {
     format!("/api/v1{out}")
 }
 
+/// Whether `path` names a resource besides the Workspace: [`fill_path`] fills those
+/// placeholders with ids that exist nowhere, so a principal allowed to call the operation must
+/// get 404 `resource_not_found` (the call reached the operation, which found nothing).
+fn names_a_missing_resource(path: &str) -> bool {
+    path.replace("{workspace_uuid}", "").contains('{')
+}
+
+/// The body sent to an operation that takes one: `{}`, except where `{}` would be refused (400)
+/// before the operation looks up the resource its path or body names; there, a minimal valid
+/// body naming nothing that exists, so an allowed call is a 404 and nothing runs.
+fn probe_body(operation_id: &str) -> Value {
+    match operation_id {
+        "update_member_role" => json!({ "role": "viewer" }),
+        "dry_run_bot_event_route" => json!({ "event_type": "message.received" }),
+        "run_pipeline" => json!({ "message": "permission matrix probe" }),
+        "reset_session_context" => json!({
+            "bot_id": uuid::Uuid::new_v4().to_string(),
+            "session_id": "person_permission_matrix",
+        }),
+        _ => json!({}),
+    }
+}
+
 fn http_method(name: &str) -> Method {
     Method::from_bytes(name.as_bytes()).expect("HTTP method")
 }
@@ -186,7 +209,14 @@ struct Principal {
     effective: BTreeSet<&'static str>,
 }
 
-async fn call(app: &TestApp, cred: Option<&Cred>, method: Method, path: &str) -> Response {
+/// Calls `path`; `body` is sent when the method takes one.
+async fn call(
+    app: &TestApp,
+    cred: Option<&Cred>,
+    method: Method,
+    path: &str,
+    body: &Value,
+) -> Response {
     let with_body = has_json_body(&method);
     let mut req = app.request(method, path);
     req = match cred {
@@ -195,7 +225,7 @@ async fn call(app: &TestApp, cred: Option<&Cred>, method: Method, path: &str) ->
         None => req,
     };
     if with_body {
-        req = req.json(&json!({}));
+        req = req.json(body);
     }
     req.send().await
 }
@@ -367,7 +397,14 @@ async fn every_principal_gets_exactly_its_permissions() {
 
     // What each principal is granted, as the API reports it.
     for p in &principals {
-        let res = call(&app, Some(&p.cred), Method::GET, "/api/v1/system/context").await;
+        let res = call(
+            &app,
+            Some(&p.cred),
+            Method::GET,
+            "/api/v1/system/context",
+            &Value::Null,
+        )
+        .await;
         if res.status != 200 {
             problems.push(format!(
                 "{}: GET /system/context → {} {}",
@@ -405,7 +442,8 @@ async fn every_principal_gets_exactly_its_permissions() {
         if row.permission.is_none() && ["logout", "change_password"].contains(&meta.id) {
             for p in principals.iter().filter(|p| p.is_key) {
                 let path = fill_path(&row.path, &ws);
-                let res = call(&app, Some(&p.cred), http_method(&row.method), &path).await;
+                let body = probe_body(meta.id);
+                let res = call(&app, Some(&p.cred), http_method(&row.method), &path, &body).await;
                 if res.status != 401 || res.body["code"] != "invalid_authentication" {
                     problems.push(format!(
                         "{} as {}: a session-only operation must refuse API keys with 401 \
@@ -418,7 +456,8 @@ async fn every_principal_gets_exactly_its_permissions() {
         }
         for p in &principals {
             let path = fill_path(&row.path, &ws);
-            let res = call(&app, Some(&p.cred), http_method(&row.method), &path).await;
+            let body = probe_body(meta.id);
+            let res = call(&app, Some(&p.cred), http_method(&row.method), &path, &body).await;
             let code = res.body["code"].as_str().unwrap_or_default().to_string();
             let what = format!("{} {} ({}) as {}", row.method, path, meta.id, p.name);
             if p.is_key && row.access == "session" {
@@ -441,6 +480,14 @@ async fn every_principal_gets_exactly_its_permissions() {
                         "{what}: holds {:?} but was refused: {} {}",
                         row.permission, res.status, res.text
                     ));
+                } else if names_a_missing_resource(&row.path)
+                    && (res.status != 404 || code != "resource_not_found")
+                {
+                    problems.push(format!(
+                        "{what}: holds {:?} and names a missing resource, expected 404 \
+                         resource_not_found; got {} {}",
+                        row.permission, res.status, res.text
+                    ));
                 }
             } else if res.status != 403 || code != "permission_denied" {
                 problems.push(format!(
@@ -458,6 +505,7 @@ async fn every_principal_gets_exactly_its_permissions() {
             Some(&p.cred),
             Method::GET,
             "/api/v1/workspaces/current",
+            &Value::Null,
         )
         .await;
         if res.status != 200 {
@@ -497,10 +545,11 @@ async fn unauthenticated_calls_to_protected_operations_are_401() {
         };
         let path = fill_path(&row.path, &ws);
         let method = http_method(&row.method);
+        let body = probe_body(meta.id);
         if !is_authenticated(&row.access) {
             // Public operations never ask for credentials.
             if row.access == "none" {
-                let res = call(&app, None, method, &path).await;
+                let res = call(&app, None, method, &path, &body).await;
                 if res.status == 401 || res.status == 403 {
                     problems.push(format!(
                         "{} {path} ({}): public, but answered {} {}",
@@ -511,7 +560,7 @@ async fn unauthenticated_calls_to_protected_operations_are_401() {
             continue;
         }
         protected += 1;
-        let res = call(&app, None, method.clone(), &path).await;
+        let res = call(&app, None, method.clone(), &path, &body).await;
         if res.status != 401 || res.body["code"] != "invalid_authentication" {
             problems.push(format!(
                 "{} {path} ({}) without credentials: expected 401 invalid_authentication, got {} {}",
@@ -527,7 +576,7 @@ async fn unauthenticated_calls_to_protected_operations_are_401() {
             }
         }
         for (name, cred) in &wrong {
-            let res = call(&app, Some(cred), method.clone(), &path).await;
+            let res = call(&app, Some(cred), method.clone(), &path, &body).await;
             if res.status != 401 || res.body["code"] != "invalid_authentication" {
                 problems.push(format!(
                     "{} {path} ({}) with {name}: expected 401 invalid_authentication, got {} {}",

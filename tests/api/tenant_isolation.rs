@@ -1,13 +1,15 @@
 //! Tenant isolation (SPEC §3, §5.2): another Workspace's resource is indistinguishable from a
 //! missing one. With several Workspaces enabled, Workspace B gets an API key, a member, an
-//! invitation, model providers with an LLM, an embedding and a rerank model, and a starred
-//! model; then every Workspace-scoped operation is aimed at B's resources with credentials
-//! of Workspace A (an admin of A who is not a member of B, and an API key of A), which must all
-//! answer 404 `resource_not_found` and leave B unchanged.
+//! invitation, model providers with an LLM, an embedding and a rerank model, a starred model,
+//! a pipeline, and an `http_bot` bot (routed to that pipeline) with a conversation session;
+//! then every Workspace-scoped operation is aimed at B's resources with credentials of
+//! Workspace A (an admin of A who is not a member of B, and an API key of A), which must all
+//! answer 404 `resource_not_found`, leave B unchanged and start no run.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use reqwest::Method;
+use sea_orm::{ActiveModelTrait, EntityTrait, PaginatorTrait, Set};
 use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app_with, Response, TestApp, PASSWORD};
@@ -51,9 +53,10 @@ fn default_body(method: &Method) -> Option<Value> {
 }
 
 /// How to aim each Workspace-scoped operation at Workspace B: the body to send (path
-/// parameters are filled from B's resources by name, see [`Targets::fill`]). Every
-/// Workspace-scoped operation with a path parameter must be here; the bodies are valid, so a
-/// missing isolation check would show as a change to B.
+/// parameters, and body strings that are exactly a placeholder like `"{bot_uuid}"`, are filled
+/// from B's resources by name, see [`Targets::fill`]). Every Workspace-scoped operation with a
+/// path parameter, and every one in [`BODY_NAMES_A_RESOURCE`], must be here; the bodies are
+/// valid, so a missing isolation check would show as a change to B (or a run).
 fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
     BTreeMap::from([
         ("get_workspace", None),
@@ -98,13 +101,60 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
         ("update_rerank_model", Some(json!({ "name": "hijacked" }))),
         ("delete_rerank_model", None),
         ("test_rerank_model", Some(json!({}))),
+        // Pipelines.
+        (
+            "create_pipeline",
+            Some(json!({ "name": "intruder pipeline" })),
+        ),
+        ("get_pipeline", None),
+        ("update_pipeline", Some(json!({ "name": "Hijacked" }))),
+        ("delete_pipeline", None),
+        ("copy_pipeline", None),
+        ("set_default_pipeline", None),
+        // A run that got through would be recorded (see `runtime_records`).
+        ("run_pipeline", Some(json!({ "message": "intruder run" }))),
+        // Bots and routes.
+        (
+            "create_bot",
+            Some(json!({
+                "name": "intruder bot",
+                "adapter": "http_bot",
+                "adapter_config": {
+                    "inbound_secret": "intruder",
+                    "callback_url": "http://127.0.0.1:9/intruder",
+                },
+            })),
+        ),
+        ("get_bot", None),
+        (
+            "update_bot",
+            Some(json!({ "name": "Hijacked", "event_bindings": [] })),
+        ),
+        ("delete_bot", None),
+        (
+            "dry_run_bot_event_route",
+            Some(json!({ "event_type": "message.received" })),
+        ),
+        ("list_bot_event_route_statuses", None),
+        // B's bot in the body, with a session B really has.
+        (
+            "reset_session_context",
+            Some(json!({ "bot_id": "{bot_uuid}", "session_id": B_SESSION })),
+        ),
     ])
 }
 
+/// Workspace-scoped operations without a path parameter whose body names a Workspace
+/// resource: attacked like those with one (every credential of A, with and without selecting B).
+const BODY_NAMES_A_RESOURCE: &[&str] = &["reset_session_context"];
+
+/// The conversation session B's bot has (see [`add_session`]).
+const B_SESSION: &str = "person_b-user";
+
 /// Workspace-scoped operations whose path parameter names something global, not a Workspace
-/// resource (the requester catalog): B has nothing there to attack, so they are only called
-/// with A's admin selecting B, which must still be a 404.
-const GLOBAL_PATH_PARAMETERS: &[&str] = &["get_requester"];
+/// resource (the requester and adapter catalogs): B has nothing there to attack, so they are
+/// only called with A's admin selecting B, which must still be a 404.
+const GLOBAL_PATH_PARAMETERS: &[&str] = &["get_requester", "get_adapter"];
 
 /// Workspace-scoped operations (session / session_or_api_key) whose path has a parameter.
 fn workspace_ops_with_path_params() -> Vec<&'static langbot::catalog::OpMeta> {
@@ -142,6 +192,18 @@ fn coverage_problems() -> Vec<String> {
             ));
         }
     }
+    for id in BODY_NAMES_A_RESOURCE {
+        if !known.contains(id) {
+            problems.push(format!(
+                "{id}: in BODY_NAMES_A_RESOURCE but not a Workspace-scoped catalog operation"
+            ));
+        }
+        if !table.contains_key(id) {
+            problems.push(format!(
+                "{id}: in BODY_NAMES_A_RESOURCE, but no entry in tenant_isolation::attack_table"
+            ));
+        }
+    }
     for id in GLOBAL_PATH_PARAMETERS {
         if !known.contains(id) {
             problems.push(format!(
@@ -173,46 +235,74 @@ struct Targets {
     llm_model: String,
     embedding_model: String,
     rerank_model: String,
+    pipeline: String,
+    bot: String,
 }
 
 impl Targets {
-    /// The operation's path aimed at B; `None` names a placeholder B has no resource for.
+    /// B's resource for placeholder `{name}` in an operation on `path`; an error names a
+    /// placeholder B has no resource for.
+    fn resolve(&self, name: &str, path: &str) -> Result<String, String> {
+        Ok(match name {
+            "workspace_uuid" => self.workspace.clone(),
+            "account_uuid" => self.account.clone(),
+            "invitation_uuid" => self.invitation.clone(),
+            "key_id" => self.key_id.to_string(),
+            "provider_uuid" => self.provider.clone(),
+            // The model of the kind the path names.
+            "model_uuid" if path.starts_with("/provider/models/llm/") => self.llm_model.clone(),
+            "model_uuid" if path.starts_with("/provider/models/embedding/") => {
+                self.embedding_model.clone()
+            }
+            "model_uuid" if path.starts_with("/provider/models/rerank/") => {
+                self.rerank_model.clone()
+            }
+            "pipeline_uuid" => self.pipeline.clone(),
+            "bot_uuid" => self.bot.clone(),
+            // A requester or adapter name: global, see GLOBAL_PATH_PARAMETERS.
+            "name" if path.starts_with("/provider/requesters/") => "openai-chat-completions".into(),
+            "adapter_name" if path.starts_with("/platform/adapters/") => "http_bot".into(),
+            other => {
+                return Err(format!(
+                    "no Workspace B resource for {{{other}}}: add one to the fixtures"
+                ))
+            }
+        })
+    }
+
+    /// The operation's path aimed at B.
     fn fill(&self, path: &str) -> Result<String, String> {
         let mut out = String::new();
         let mut rest = path;
         while let Some(start) = rest.find('{') {
             out.push_str(&rest[..start]);
             let end = rest[start..].find('}').ok_or("unclosed placeholder")? + start;
-            match &rest[start + 1..end] {
-                "workspace_uuid" => out.push_str(&self.workspace),
-                "account_uuid" => out.push_str(&self.account),
-                "invitation_uuid" => out.push_str(&self.invitation),
-                "key_id" => out.push_str(&self.key_id.to_string()),
-                "provider_uuid" => out.push_str(&self.provider),
-                // The model of the kind the path names.
-                "model_uuid" if path.starts_with("/provider/models/llm/") => {
-                    out.push_str(&self.llm_model)
-                }
-                "model_uuid" if path.starts_with("/provider/models/embedding/") => {
-                    out.push_str(&self.embedding_model)
-                }
-                "model_uuid" if path.starts_with("/provider/models/rerank/") => {
-                    out.push_str(&self.rerank_model)
-                }
-                // A requester name: global, see GLOBAL_PATH_PARAMETERS.
-                "name" if path.starts_with("/provider/requesters/") => {
-                    out.push_str("openai-chat-completions")
-                }
-                other => {
-                    return Err(format!(
-                        "no Workspace B resource for {{{other}}}: add one to the fixtures"
-                    ))
-                }
-            }
+            out.push_str(&self.resolve(&rest[start + 1..end], path)?);
             rest = &rest[end + 1..];
         }
         out.push_str(rest);
         Ok(format!("/api/v1{out}"))
+    }
+
+    /// The body aimed at B: every string that is exactly `{name}` becomes B's resource.
+    fn fill_body(&self, path: &str, body: &Value) -> Result<Value, String> {
+        Ok(match body {
+            Value::String(s) if s.starts_with('{') && s.ends_with('}') && s.len() > 2 => {
+                Value::String(self.resolve(&s[1..s.len() - 1], path)?)
+            }
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|v| self.fill_body(path, v))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| Ok((k.clone(), self.fill_body(path, v)?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+            other => other.clone(),
+        })
     }
 }
 
@@ -280,11 +370,72 @@ async fn snapshot(app: &TestApp, owner: &str, ws: &str) -> Value {
             "starred_model",
             "/api/v1/provider/models/llm/_/starred".to_string(),
         ),
+        ("pipelines", "/api/v1/pipelines".to_string()),
+        ("bots", "/api/v1/platform/bots".to_string()),
     ] {
         let res = call(app, &cred, Some(ws), Method::GET, &path, None).await;
         out.insert(name.into(), res.data().clone());
     }
     Value::Object(out)
+}
+
+/// What the runtime has recorded, in every Workspace: an attack that started a run (or reached
+/// a model) would add to these.
+async fn runtime_records(app: &TestApp) -> BTreeMap<&'static str, u64> {
+    use langbot::entities::{
+        execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
+    };
+    let db = &app.state.db;
+    BTreeMap::from([
+        (
+            "executions",
+            execution::Entity::find().count(db).await.unwrap(),
+        ),
+        (
+            "llm_calls",
+            llm_call::Entity::find().count(db).await.unwrap(),
+        ),
+        (
+            "monitoring_errors",
+            monitoring_error::Entity::find().count(db).await.unwrap(),
+        ),
+        (
+            "monitoring_messages",
+            monitoring_message::Entity::find().count(db).await.unwrap(),
+        ),
+        (
+            "monitoring_sessions",
+            monitoring_session::Entity::find().count(db).await.unwrap(),
+        ),
+        (
+            "route_traces",
+            route_trace::Entity::find().count(db).await.unwrap(),
+        ),
+    ])
+}
+
+/// Records conversation session [`B_SESSION`] of B's bot, as a turn would, so that resetting
+/// it is not a 404 for want of a session.
+async fn add_session(app: &TestApp, ws: &str, bot: &str, pipeline: &str) {
+    let now = chrono::Utc::now();
+    langbot::entities::monitoring_session::ActiveModel {
+        workspace_uuid: Set(ws.into()),
+        bot_id: Set(bot.into()),
+        session_id: Set(B_SESSION.into()),
+        bot_name: Set("B bot".into()),
+        pipeline_id: Set(pipeline.into()),
+        pipeline_name: Set("B pipeline".into()),
+        message_count: Set(1),
+        start_time: Set(now),
+        last_activity: Set(now),
+        is_active: Set(true),
+        platform: Set(Some("http_bot".into())),
+        user_id: Set(Some("b-user".into())),
+        user_name: Set(None),
+    }
+    .insert(&app.state.db)
+    .await
+    .expect("B's session");
 }
 
 #[tokio::test]
@@ -433,6 +584,33 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
     .await
     .data();
 
+    // Workspace B: a pipeline (its model is B's starred one), and a bot whose default routes
+    // target it, with a conversation session.
+    let pipeline_b = uuid_of(
+        b_call(
+            Method::POST,
+            "/api/v1/pipelines",
+            json!({ "name": "B pipeline" }),
+        )
+        .await,
+    );
+    let bot_b = uuid_of(
+        b_call(
+            Method::POST,
+            "/api/v1/platform/bots",
+            json!({
+                "name": "B bot",
+                "adapter": "http_bot",
+                "adapter_config": {
+                    "inbound_secret": "s",
+                    "callback_url": "http://127.0.0.1:9/cb",
+                },
+            }),
+        )
+        .await,
+    );
+    add_session(&app, &ws_b, &bot_b, &pipeline_b).await;
+
     let before = snapshot(&app, &owner, &ws_b).await;
     assert_eq!(
         before["members"]["members"].as_array().map(Vec::len),
@@ -457,6 +635,27 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
         );
     }
     assert_eq!(before["starred_model"]["uuid"], llm_b.as_str());
+    let pipelines = before["pipelines"]["pipelines"]
+        .as_array()
+        .expect("pipelines");
+    assert_eq!(pipelines.len(), 1, "{pipelines:?}");
+    assert_eq!(pipelines[0]["uuid"], pipeline_b.as_str());
+    assert_eq!(
+        pipelines[0]["is_default"], false,
+        "B's pipeline must not be the default, or set_default_pipeline changes nothing"
+    );
+    let bots = before["bots"]["bots"].as_array().expect("bots");
+    assert_eq!(bots.len(), 1, "{bots:?}");
+    assert_eq!(bots[0]["uuid"], bot_b.as_str());
+    let routes = bots[0]["event_bindings"].as_array().expect("routes");
+    assert!(
+        !routes.is_empty()
+            && routes
+                .iter()
+                .all(|r| r["target_uuid"] == pipeline_b.as_str()),
+        "B's bot routes to B's pipeline: {routes:?}"
+    );
+    let records_before = runtime_records(&app).await;
 
     let targets = Targets {
         workspace: ws_b.clone(),
@@ -467,6 +666,8 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
         llm_model: llm_b.clone(),
         embedding_model: embedding_b.clone(),
         rerank_model: rerank_b.clone(),
+        pipeline: pipeline_b.clone(),
+        bot: bot_b.clone(),
     };
     let table = attack_table();
     let admin = Cred::Session(admin_a.clone());
@@ -484,14 +685,22 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
             .get(meta.id)
             .cloned()
             .unwrap_or_else(|| default_body(&method));
-        let path = match targets.fill(meta.path) {
-            Ok(p) => p,
+        let filled = targets.fill(meta.path).and_then(|path| {
+            let body = body
+                .as_ref()
+                .map(|b| targets.fill_body(meta.path, b))
+                .transpose()?;
+            Ok((path, body))
+        });
+        let (path, body) = match filled {
+            Ok(filled) => filled,
             Err(e) => {
                 problems.push(format!("{}: {e}", meta.id));
                 continue;
             }
         };
-        let addresses_b = meta.path.contains('{') && !GLOBAL_PATH_PARAMETERS.contains(&meta.id);
+        let addresses_b = (meta.path.contains('{') && !GLOBAL_PATH_PARAMETERS.contains(&meta.id))
+            || BODY_NAMES_A_RESOURCE.contains(&meta.id);
         let accepts_keys = meta.access.as_str() == "session_or_api_key";
 
         // (credential, X-Workspace-Id, label): calls that must answer 404.
@@ -611,11 +820,18 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
         ));
     }
 
-    // B is exactly as before, and its key and member still work there.
+    // B is exactly as before, nothing ran, and B's key, member and session still work there.
     let after = snapshot(&app, &owner, &ws_b).await;
     if after != before {
         problems.push(format!(
             "Workspace B changed:\nbefore: {before:#}\nafter:  {after:#}"
+        ));
+    }
+    let records_after = runtime_records(&app).await;
+    if records_after != records_before {
+        problems.push(format!(
+            "the attacks started something: runtime records {records_before:?} before, \
+             {records_after:?} after"
         ));
     }
     let res = call(
@@ -648,6 +864,22 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
     {
         problems.push(format!(
             "B's member after the attacks: {} {}",
+            res.status, res.text
+        ));
+    }
+    // The session A could not reset is B's to reset: the 404s above were isolation.
+    let res = call(
+        &app,
+        &owner_cred,
+        Some(ws_b.as_str()),
+        Method::POST,
+        "/api/v1/monitoring/sessions/reset-context",
+        Some(&json!({ "bot_id": bot_b, "session_id": B_SESSION })),
+    )
+    .await;
+    if res.status != 200 || res.body["data"]["reset"] != true {
+        problems.push(format!(
+            "B's owner resetting B's session after the attacks: {} {}",
             res.status, res.text
         ));
     }

@@ -95,6 +95,7 @@ pub fn operations() -> &'static [Box<dyn DynOperation>] {
         use crate::accounts::ops as user;
         use crate::apikeys::ops as keys;
         use crate::bots::ops as bots;
+        use crate::monitoring::ops as mon;
         use crate::pipelines::ops as pipes;
         use crate::providers::ops as prov;
         use crate::runtime::ops as rt;
@@ -185,6 +186,19 @@ pub fn operations() -> &'static [Box<dyn DynOperation>] {
             op::<rt::ListRouteStatuses>(),
             op::<rt::ResetSessionContext>(),
             op::<rt::RunPipeline>(),
+            // monitoring
+            op::<mon::GetOverview>(),
+            op::<mon::GetExecutions>(),
+            op::<mon::GetExecutionDetail>(),
+            op::<mon::ListMessages>(),
+            op::<mon::ListLlmCalls>(),
+            op::<mon::ListErrors>(),
+            op::<mon::ListSessions>(),
+            op::<mon::QueryRecords>(),
+            op::<mon::GetDetails>(),
+            op::<mon::GetTokenStatistics>(),
+            op::<mon::GetData>(),
+            op::<crate::monitoring::inflight::GetInflight>(),
         ]
     })
 }

@@ -99,7 +99,8 @@ pub fn from_value<T: DeserializeOwned>(value: Value, prefix: &str) -> ApiResult<
 
 /// Parses a URL query string.
 pub fn parse_query<Q: DeserializeOwned + Validate>(query: &str) -> ApiResult<Q> {
-    let parsed: Q = serde_urlencoded::from_str(query)
+    // serde_html_form reads repeated keys (`?botId=a&botId=b`) into lists.
+    let parsed: Q = serde_html_form::from_str(query)
         .map_err(|e| ApiError::invalid(format!("Invalid query parameters: {e}")))?;
     validate(&parsed)?;
     Ok(parsed)

@@ -13,6 +13,16 @@ use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
 };
 
+/// Announces an execution change to in-flight viewers on every replica.
+pub async fn notify(store: &dyn crate::session_store::SessionStore, workspace: &str) {
+    if let Err(e) = store
+        .publish(&crate::monitoring::inflight::channel(workspace), b"1")
+        .await
+    {
+        tracing::debug!(error = %e, "could not announce an execution change");
+    }
+}
+
 /// Traces kept per bot.
 pub const TRACES_PER_BOT: u64 = 200;
 

@@ -127,6 +127,7 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
     }
     output.replies = replies;
     recorder::finish_execution(db, &scope, status, error.as_deref(), started).await;
+    recorder::notify(state.store.as_ref(), &scope.workspace).await;
     output
 }
 
@@ -198,6 +199,7 @@ async fn stages_of(
     }
     // ai
     recorder::progress(&state.db, scope, "ai").await;
+    recorder::notify(state.store.as_ref(), &scope.workspace).await;
     let key = ConversationKey {
         workspace: scope.workspace.clone(),
         bot: scope.bot_id.clone(),

@@ -1,0 +1,223 @@
+//! The filters every monitoring read shares, validated (bad dates, unknown statuses,
+//! oversized windows → 400), and their translation into conditions per table.
+
+use chrono::{DateTime, Duration, NaiveDateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, Condition};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use validator::Validate;
+
+use crate::error::{ApiError, ApiResult};
+
+pub const MAX_WINDOW_DAYS: i64 = 365;
+pub const MAX_LIMIT: u64 = 1000;
+
+/// Execution status groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Queued,
+    Running,
+    Completed,
+    Failed,
+    Cancelled,
+    Ignored,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+            Self::Ignored => "ignored",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    #[default]
+    All,
+    Real,
+    Debug,
+}
+
+/// Filters of monitoring reads. LangBot's camelCase names are accepted too.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams, Validate, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct MonitoringFilter {
+    /// Bots (repeat the key, or a list over MCP).
+    #[serde(default, alias = "botId", alias = "bot_id")]
+    #[validate(length(max = 100))]
+    pub bot_ids: Vec<String>,
+    #[serde(default, alias = "pipelineId", alias = "pipeline_id")]
+    #[validate(length(max = 100))]
+    pub pipeline_ids: Vec<String>,
+    #[serde(default, alias = "sessionId", alias = "session_id")]
+    #[validate(length(max = 100))]
+    pub session_ids: Vec<String>,
+    /// RFC 3339 (or ISO 8601 without offset, read as UTC).
+    #[serde(default, alias = "startTime")]
+    pub start_time: Option<String>,
+    #[serde(default, alias = "endTime")]
+    pub end_time: Option<String>,
+    /// Execution status groups.
+    #[serde(default, alias = "status", alias = "execution_statuses")]
+    #[param(inline)]
+    pub statuses: Vec<Status>,
+    #[serde(default)]
+    #[param(inline)]
+    pub mode: Option<Mode>,
+    #[validate(range(min = 1, max = 1000))]
+    pub limit: Option<u64>,
+    #[validate(range(max = 10_000_000))]
+    pub offset: Option<u64>,
+}
+
+/// A validated time window.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Window {
+    pub start: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+}
+
+fn parse_time(raw: &str, field: &str) -> ApiResult<DateTime<Utc>> {
+    let raw = raw.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(raw) {
+        return Ok(t.with_timezone(&Utc));
+    }
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%d %H:%M:%S",
+    ] {
+        if let Ok(t) = NaiveDateTime::parse_from_str(raw, fmt) {
+            return Ok(t.and_utc());
+        }
+    }
+    Err(
+        ApiError::invalid(format!("{field} is not an ISO 8601 time: {raw}"))
+            .field(field, "must be an ISO 8601 time"),
+    )
+}
+
+impl MonitoringFilter {
+    pub fn limit(&self, default: u64) -> u64 {
+        self.limit.unwrap_or(default).clamp(1, MAX_LIMIT)
+    }
+
+    pub fn offset(&self) -> u64 {
+        self.offset.unwrap_or(0)
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode.unwrap_or_default()
+    }
+
+    /// The window, checked: start before end, at most 365 days.
+    pub fn window(&self) -> ApiResult<Window> {
+        let start = self
+            .start_time
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(|s| parse_time(s, "start_time"))
+            .transpose()?;
+        let end = self
+            .end_time
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(|s| parse_time(s, "end_time"))
+            .transpose()?;
+        if let Some(start) = start {
+            let until = end.unwrap_or_else(Utc::now);
+            if start >= until || until - start > Duration::days(MAX_WINDOW_DAYS) {
+                return Err(ApiError::invalid(
+                    "Monitoring time range must be positive and no longer than 365 days",
+                )
+                .field("start_time", "must be before end_time, within 365 days"));
+            }
+        }
+        Ok(Window { start, end })
+    }
+
+    /// Rejects the execution filters on reads that have no executions (sessions).
+    pub fn no_execution_filters(&self) -> ApiResult<()> {
+        if !self.statuses.is_empty() || self.mode() != Mode::All {
+            return Err(ApiError::invalid(
+                "Session lists do not support execution status or mode filters",
+            )
+            .field("statuses", "not supported for sessions"));
+        }
+        Ok(())
+    }
+}
+
+/// The columns a filtered table offers.
+pub struct Columns<C> {
+    pub workspace: C,
+    pub time: C,
+    pub bot: C,
+    pub pipeline: C,
+    pub session: Option<C>,
+    /// The owning execution (for status/mode filters through executions).
+    pub execution: Option<C>,
+    /// The row's own mode column, when it has one.
+    pub mode: Option<C>,
+}
+
+/// The condition for `filter` on a table with `cols`. Status filters select rows whose
+/// owning execution is in one of the groups.
+pub fn condition<C: ColumnTrait + Copy>(
+    workspace: &str,
+    f: &MonitoringFilter,
+    w: Window,
+    cols: &Columns<C>,
+) -> Condition {
+    let mut cond = Condition::all().add(cols.workspace.eq(workspace));
+    if let Some(s) = w.start {
+        cond = cond.add(cols.time.gte(s));
+    }
+    if let Some(e) = w.end {
+        cond = cond.add(cols.time.lte(e));
+    }
+    if !f.bot_ids.is_empty() {
+        cond = cond.add(cols.bot.is_in(f.bot_ids.clone()));
+    }
+    if !f.pipeline_ids.is_empty() {
+        cond = cond.add(cols.pipeline.is_in(f.pipeline_ids.clone()));
+    }
+    if let (Some(session), false) = (cols.session, f.session_ids.is_empty()) {
+        cond = cond.add(session.is_in(f.session_ids.clone()));
+    }
+    if let Some(mode_col) = cols.mode {
+        match f.mode() {
+            Mode::All => {}
+            Mode::Real => cond = cond.add(mode_col.eq("real")),
+            Mode::Debug => cond = cond.add(mode_col.eq("debug")),
+        }
+    }
+    if let (Some(exec), false) = (cols.execution, f.statuses.is_empty()) {
+        let statuses: Vec<&str> = f.statuses.iter().map(|s| s.as_str()).collect();
+        cond = cond.add(exec.in_subquery(owning_executions(workspace, &statuses)));
+    }
+    cond
+}
+
+fn owning_executions(workspace: &str, statuses: &[&str]) -> sea_orm::sea_query::SelectStatement {
+    use crate::entities::execution;
+    sea_orm::sea_query::Query::select()
+        .column(execution::Column::Id)
+        .from(execution::Entity)
+        .and_where(Expr::col(execution::Column::WorkspaceUuid).eq(workspace))
+        .and_where(
+            Expr::col(execution::Column::Status).is_in(statuses.iter().map(|s| s.to_string())),
+        )
+        .to_owned()
+}
