@@ -48,6 +48,15 @@ pub struct MonitoringSettings {
     /// Records older than this are deleted in the background.
     #[serde(with = "de::duration")]
     pub retention: Duration,
+    /// How long one in-flight SSE connection lives before the client reconnects.
+    #[serde(with = "de::duration")]
+    pub stream_lifetime: Duration,
+    /// Silence after which the in-flight stream sends a heartbeat.
+    #[serde(with = "de::duration")]
+    pub stream_heartbeat: Duration,
+    /// In-flight stream viewers allowed per Workspace and in total, per replica.
+    pub viewers_per_workspace: usize,
+    pub viewers_total: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -149,6 +158,10 @@ impl Default for Settings {
             web: WebSettings { dir: None },
             monitoring: MonitoringSettings {
                 retention: Duration::from_secs(30 * 24 * 3600),
+                stream_lifetime: Duration::from_secs(60),
+                stream_heartbeat: Duration::from_secs(10),
+                viewers_per_workspace: 64,
+                viewers_total: 1024,
             },
             log: LogSettings {
                 filter: "info".into(),

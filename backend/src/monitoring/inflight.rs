@@ -30,11 +30,7 @@ use crate::state::AppState;
 
 const SNAPSHOT_ROWS: u64 = 100;
 const RECENT: chrono::Duration = chrono::Duration::seconds(30);
-const HEARTBEAT: Duration = Duration::from_secs(10);
-const LIFETIME: Duration = Duration::from_secs(60);
 const RECONCILE: Duration = Duration::from_secs(15);
-pub const VIEWERS_PER_WORKSPACE: usize = 64;
-pub const VIEWERS_TOTAL: usize = 1024;
 
 /// What is in flight now.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -170,7 +166,8 @@ impl InflightHub {
     /// Joins (or starts) the Workspace's feed; 429 beyond the viewer caps.
     fn join(self: &Arc<Self>, state: &AppState, ws: &WorkspaceCtx) -> ApiResult<Joined> {
         let mut channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
-        if self.total.load(Ordering::SeqCst) >= VIEWERS_TOTAL {
+        let limits = &state.settings.monitoring;
+        if self.total.load(Ordering::SeqCst) >= limits.viewers_total {
             return Err(ApiError::new(ErrorCode::RateLimited)
                 .msg("Too many live monitoring viewers")
                 .retry_after(5));
@@ -190,7 +187,7 @@ impl InflightHub {
             ));
             channel
         });
-        if channel.viewers.load(Ordering::SeqCst) >= VIEWERS_PER_WORKSPACE {
+        if channel.viewers.load(Ordering::SeqCst) >= limits.viewers_per_workspace {
             return Err(ApiError::new(ErrorCode::RateLimited)
                 .msg("Too many live monitoring viewers for this Workspace")
                 .retry_after(5));
@@ -296,10 +293,11 @@ async fn stream(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpR
     .await?;
     let ws = ctx.workspace()?.clone();
     let (viewer, rx, latest) = state.inflight.join(&state, &ws)?;
-    let deadline = tokio::time::Instant::now() + LIFETIME;
+    let heartbeat = state.settings.monitoring.stream_heartbeat;
+    let deadline = tokio::time::Instant::now() + state.settings.monitoring.stream_lifetime;
     let body = futures_util::stream::unfold(
         (viewer, rx, latest, deadline),
-        |(viewer, mut rx, first, deadline)| async move {
+        move |(viewer, mut rx, first, deadline)| async move {
             if let Some(frame) = first {
                 return Some((
                     Ok::<_, actix_web::Error>(web::Bytes::from(format!("data: {frame}\n\n"))),
@@ -310,7 +308,7 @@ async fn stream(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpR
             if now >= deadline {
                 return None;
             }
-            let wait = HEARTBEAT.min(deadline - now);
+            let wait = heartbeat.min(deadline - now);
             let frame = match tokio::time::timeout(wait, rx.recv()).await {
                 Ok(Ok(frame)) => frame.to_string(),
                 Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
