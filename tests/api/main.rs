@@ -11,6 +11,7 @@ mod identity;
 mod llm_client;
 mod mcp;
 mod monitoring;
+mod monitoring_filters;
 mod negative_inputs;
 mod openapi;
 mod permission_matrix;
