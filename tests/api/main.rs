@@ -12,6 +12,7 @@ mod llm_client;
 mod mcp;
 mod monitoring;
 mod monitoring_filters;
+mod monitoring_live;
 mod negative_inputs;
 mod openapi;
 mod permission_matrix;
