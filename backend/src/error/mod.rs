@@ -187,6 +187,12 @@ impl From<sea_orm::DbErr> for ApiError {
             Some(sea_orm::SqlErr::ForeignKeyConstraintViolation(_)) => {
                 Self::conflict("A referenced resource was changed concurrently; retry")
             }
+            // PostgreSQL text cannot hold NUL; such input is the caller's mistake.
+            _ if err.to_string().contains("invalid byte sequence") => {
+                let mut e = Self::invalid("Text must not contain NUL characters");
+                e.source = Some(err.into());
+                e
+            }
             _ if err.to_string().contains("database is locked") => {
                 let mut e = Self::unavailable("The database is busy, please retry").retry_after(1);
                 e.source = Some(err.into());

@@ -51,6 +51,11 @@ const ZH_HANS: Table = &[
         "Too many failed logins, please retry later",
         "登录失败次数过多，请稍后重试",
     ),
+    ("The request failed, please try again later.", "请求失败，请稍后重试。"),
+    (
+        "You are sending messages too fast, please slow down.",
+        "您发送消息太快了，请稍后再试。",
+    ),
 ];
 
 const ZH_HANT: Table = &[
@@ -66,6 +71,11 @@ const ZH_HANT: Table = &[
     ),
     ("Unsupported language", "不支援的語言"),
     ("Internal server error", "伺服器內部錯誤"),
+    ("The request failed, please try again later.", "請求失敗，請稍後重試。"),
+    (
+        "You are sending messages too fast, please slow down.",
+        "您發送訊息太快了，請稍後再試。",
+    ),
 ];
 
 const JA_JP: Table = &[
@@ -84,6 +94,10 @@ const JA_JP: Table = &[
     (
         "The request failed, please try again later.",
         "リクエストに失敗しました。しばらくしてから再試行してください。",
+    ),
+    (
+        "You are sending messages too fast, please slow down.",
+        "メッセージの送信が速すぎます。少し間を空けてください。",
     ),
 ];
 

@@ -6,7 +6,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, Condition};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
-use validator::Validate;
+use validator::{Validate, ValidationError};
 
 use crate::error::{ApiError, ApiResult};
 
@@ -54,13 +54,13 @@ pub enum Mode {
 pub struct MonitoringFilter {
     /// Bots (repeat the key, or a list over MCP).
     #[serde(default, alias = "botId", alias = "bot_id")]
-    #[validate(length(max = 100))]
+    #[validate(length(max = 100), custom(function = "bot_ids"))]
     pub bot_ids: Vec<String>,
     #[serde(default, alias = "pipelineId", alias = "pipeline_id")]
-    #[validate(length(max = 100))]
+    #[validate(length(max = 100), custom(function = "pipeline_ids"))]
     pub pipeline_ids: Vec<String>,
     #[serde(default, alias = "sessionId", alias = "session_id")]
-    #[validate(length(max = 100))]
+    #[validate(length(max = 100), custom(function = "session_ids"))]
     pub session_ids: Vec<String>,
     /// RFC 3339 (or ISO 8601 without offset, read as UTC).
     #[serde(default, alias = "startTime")]
@@ -78,6 +78,41 @@ pub struct MonitoringFilter {
     pub limit: Option<u64>,
     #[validate(range(max = 10_000_000))]
     pub offset: Option<u64>,
+}
+
+fn each(ids: &[String], ok: impl Fn(&str) -> bool, rule: &'static str) -> Result<(), ValidationError> {
+    match ids.iter().all(|id| ok(id)) {
+        true => Ok(()),
+        false => Err(ValidationError::new("id").with_message(rule.into())),
+    }
+}
+
+/// Bot ids: UUIDs, or the debug chat's `websocket-proxy-bot`.
+fn bot_ids(ids: &[String]) -> Result<(), ValidationError> {
+    each(
+        ids,
+        |id| {
+            (1..=64).contains(&id.len())
+                && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        },
+        "each bot id must be 1 to 64 letters, digits, '-' or '_'",
+    )
+}
+
+fn pipeline_ids(ids: &[String]) -> Result<(), ValidationError> {
+    each(
+        ids,
+        |id| uuid::Uuid::parse_str(id).is_ok(),
+        "each pipeline id must be a UUID",
+    )
+}
+
+fn session_ids(ids: &[String]) -> Result<(), ValidationError> {
+    each(
+        ids,
+        |id| (1..=255).contains(&id.len()) && !id.chars().any(char::is_control),
+        "each session id must be 1 to 255 characters without control characters",
+    )
 }
 
 /// A validated time window.
@@ -126,13 +161,11 @@ impl MonitoringFilter {
         let start = self
             .start_time
             .as_deref()
-            .filter(|s| !s.is_empty())
             .map(|s| parse_time(s, "start_time"))
             .transpose()?;
         let end = self
             .end_time
             .as_deref()
-            .filter(|s| !s.is_empty())
             .map(|s| parse_time(s, "end_time"))
             .transpose()?;
         if let Some(start) = start {

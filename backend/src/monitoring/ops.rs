@@ -251,6 +251,7 @@ pub struct RecordsQuery {
     pub offset: Option<u64>,
     /// The filters of the list endpoints (bot_ids, pipeline_ids, session_ids, start_time,
     /// end_time, statuses, mode).
+    #[validate(nested)]
     pub filters: Option<MonitoringFilter>,
 }
 

@@ -207,8 +207,9 @@ fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Refused> {
     })
 }
 
-fn normalize(v: &Verified, msg: InboundMessage) -> Result<Inbound, Refused> {
-    let session = msg.session_id.trim().to_string();
+/// The trimmed session id, 1 to 255 characters.
+fn checked_session(raw: &str) -> Result<String, Refused> {
+    let session = raw.trim();
     if session.is_empty() || session.len() > 255 {
         return Err(refuse(
             StatusCode::BAD_REQUEST,
@@ -216,6 +217,11 @@ fn normalize(v: &Verified, msg: InboundMessage) -> Result<Inbound, Refused> {
             "invalid message: session_id must be 1 to 255 characters",
         ));
     }
+    Ok(session.to_string())
+}
+
+fn normalize(v: &Verified, msg: InboundMessage) -> Result<Inbound, Refused> {
+    let session = checked_session(&msg.session_id)?;
     if msg.message.is_empty() || msg.message.len() > 100 {
         return Err(refuse(
             StatusCode::BAD_REQUEST,
@@ -499,11 +505,15 @@ async fn reset(
         Ok(b) => b,
         Err(refused) => return refused.into(),
     };
+    let session = match checked_session(&body.session_id) {
+        Ok(s) => s,
+        Err(refused) => return refused.into(),
+    };
     let kind = body.session_type.unwrap_or(v.config.default_session_type);
     let key = ConversationKey {
         workspace: v.ws.uuid.to_string(),
         bot: v.bot.uuid.clone(),
-        session: session_id(kind, body.session_id.trim()),
+        session: session_id(kind, &session),
     };
     let store = state.store.as_ref();
     match conversation::busy(store, &key).await {

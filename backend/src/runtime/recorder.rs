@@ -199,7 +199,12 @@ async fn touch_session(
             ])
             .value(
                 monitoring_session::Column::MessageCount,
-                Expr::col(monitoring_session::Column::MessageCount).add(1),
+                // Qualified: PostgreSQL finds a bare name ambiguous with EXCLUDED's.
+                Expr::col((
+                    monitoring_session::Entity,
+                    monitoring_session::Column::MessageCount,
+                ))
+                .add(1),
             )
             .value(monitoring_session::Column::LastActivity, Expr::value(now))
             .value(

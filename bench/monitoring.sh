@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Monitoring at scale: one Workspace with ROWS messages and ROWS LLM calls (ROWS/2 executions,
+# each a user message, an assistant reply and two LLM calls; 10% on a second bot, 5% failed,
+# one every 30 s back in time), then wrk latency of the executions list (first page and a
+# filtered page) and of an execution detail, against a release build on loopback.
+#   bench/monitoring.sh sqlite|postgres [rows] [duration-seconds]
+# The rows are cloned in SQL from two real turns, so they have exactly the shape the runtime
+# writes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BACKEND="${1:-sqlite}"
+ROWS="${2:-1000000}"
+DURATION="${3:-10}"
+EXECS=$((ROWS / 2))
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/cache/langbot-target}"
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+cargo build --release --locked -p langbot >/dev/null
+BIN="$CARGO_TARGET_DIR/release/langbot"
+# shellcheck source=../scripts/lib/services.sh
+source scripts/lib/services.sh
+DIR="$(mktemp -d /tmp/langbot-bench.XXXXXX)"
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; stop_services; rm -rf "$DIR"' EXIT
+
+case "$BACKEND" in
+  sqlite)
+    export LANGBOT_DATABASE_URL="sqlite://$DIR/langbot.db?mode=rwc"
+    sql() { sqlite3 -bail "$DIR/langbot.db"; } ;;
+  postgres)
+    ensure_services; start_services
+    export LANGBOT_DATABASE_URL="$TEST_PG_URL"
+    sql() { psql -q -v ON_ERROR_STOP=1 "$TEST_PG_URL" >/dev/null; } ;;
+  *) echo "usage: $0 sqlite|postgres [rows] [duration]" >&2; exit 2 ;;
+esac
+
+PORT="$(free_port)"; UP="$(free_port)"
+BASE="http://127.0.0.1:$PORT"
+python3 bench/fake_upstream.py "$UP" & PIDS+=($!)
+LANGBOT_DATA_DIR="$DIR" LANGBOT_HTTP_ADDR="127.0.0.1:$PORT" LANGBOT_LOG=warn "$BIN" serve & PIDS+=($!)
+until curl -fs "$BASE/readyz" >/dev/null 2>&1; do sleep 0.01; done
+
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+api() { curl -fs -X "$1" "$BASE/api/v1$2" -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' ${3:+-d "$3"}; }
+curl -fs -XPOST "$BASE/api/v1/user/init" -H 'content-type: application/json' -d '{"user":"bench@example.com","password":"bench-password"}' >/dev/null
+TOKEN=$(curl -fs -XPOST "$BASE/api/v1/user/auth" -H 'content-type: application/json' -d '{"user":"bench@example.com","password":"bench-password"}' | json '["data"]["token"]')
+KEY=$(api POST /apikeys '{"name":"bench"}' | json '["data"]["key"]["key"]')
+PROVIDER=$(api POST /provider/providers "{\"name\":\"fake\",\"requester\":\"openai-chat-completions\",\"base_url\":\"http://127.0.0.1:$UP/v1\",\"api_keys\":[\"sk\"]}" | json '["data"]["uuid"]')
+MODEL=$(api POST /provider/models/llm "{\"name\":\"m\",\"provider_uuid\":\"$PROVIDER\"}" | json '["data"]["uuid"]')
+api POST /pipelines "{\"name\":\"bench\",\"is_default\":true,\"config\":{\"ai\":{\"runner_config\":{\"local-agent\":{\"model\":{\"primary\":\"$MODEL\"}}}}}}" >/dev/null
+bot() { api POST /platform/bots "{\"name\":\"$1\",\"adapter\":\"http_bot\",\"enable\":true,\"adapter_config\":{\"inbound_secret\":\"bench-secret\",\"signature_required\":false}}" | json '["data"]["uuid"]'; }
+BOT1=$(bot one); BOT2=$(bot two)
+for b in "$BOT1" "$BOT2"; do
+  curl -fs -XPOST "$BASE/bots/$b/sync" -H 'content-type: application/json' \
+    -d '{"session_id":"seed","message":[{"type":"Plain","text":"hello there"}]}' >/dev/null
+done
+
+# The i-th clone: id = 8-4-4-4-12 hex built from i and a tag, time = the seed's minus 30 s * i.
+echo "generating $EXECS executions, $ROWS messages, $ROWS LLM calls ($BACKEND)…"
+gen_start=$(date +%s)
+if [ "$BACKEND" = sqlite ]; then
+  ID="printf('%08x-%04x-4000-8000-000000000000', i, TAG)"
+  AT="strftime('%Y-%m-%d %H:%M:%f', COL, '-' || (i * 30) || ' seconds') || '+00:00'"
+  SERIES="WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $EXECS)"
+  FROM="FROM n, SRC"
+else
+  ID="lpad(to_hex(i), 8, '0') || '-' || lpad(to_hex(TAG), 4, '0') || '-4000-8000-000000000000'"
+  AT="COL - make_interval(secs => i * 30)"
+  SERIES=""
+  FROM="FROM generate_series(1, $EXECS) AS n(i), SRC"
+fi
+id() { echo "${ID//TAG/$1}"; }
+at() { echo "${AT//COL/$1}"; }
+BOT_OF="CASE WHEN i % 10 = 0 THEN '$BOT2' ELSE '$BOT1' END"
+STATUS_OF="CASE WHEN i % 20 = 0 THEN 'failed' ELSE s.status END"
+SEED_EXEC="(SELECT * FROM monitoring_executions WHERE bot_id = '$BOT1' LIMIT 1)"
+{
+  echo "BEGIN;"
+  echo "INSERT INTO monitoring_executions (id, workspace_uuid, source, mode, status, bot_id, bot_name, pipeline_id, pipeline_name, session_id, event_id, message_id, progress_event, error, owner, lease_expires_at, started_at, finished_at, duration_ms)
+    $SERIES SELECT $(id 1), s.workspace_uuid, s.source, s.mode, $STATUS_OF, $BOT_OF, s.bot_name, s.pipeline_id, s.pipeline_name, 'sess-' || (i % 5000), NULL, $(id 2), s.progress_event, s.error, NULL, NULL, $(at s.started_at), $(at s.finished_at), s.duration_ms ${FROM//SRC/$SEED_EXEC s};"
+  for role in user assistant; do
+    tag=$([ $role = user ] && echo 2 || echo 3)
+    echo "INSERT INTO monitoring_messages (id, workspace_uuid, execution_id, timestamp, bot_id, bot_name, pipeline_id, pipeline_name, session_id, role, message_content, status, level, mode, platform, user_id, user_name, runner_name, event_id, parent_message_id)
+      $SERIES SELECT $(id $tag), s.workspace_uuid, $(id 1), $(at s.timestamp), $BOT_OF, s.bot_name, s.pipeline_id, s.pipeline_name, 'sess-' || (i % 5000), s.role, s.message_content, s.status, s.level, s.mode, s.platform, s.user_id, s.user_name, s.runner_name, NULL, $([ $role = user ] && echo NULL || id 2)
+      ${FROM//SRC/(SELECT * FROM monitoring_messages WHERE bot_id = '$BOT1' AND role = '$role' LIMIT 1) s};"
+  done
+  for tag in 4 5; do
+    echo "INSERT INTO monitoring_llm_calls (id, workspace_uuid, execution_id, timestamp, bot_id, bot_name, pipeline_id, pipeline_name, session_id, model_name, model_uuid, input_tokens, output_tokens, total_tokens, duration, status, mode, error_message, message_id, details)
+      $SERIES SELECT $(id $tag), s.workspace_uuid, $(id 1), $(at s.timestamp), $BOT_OF, s.bot_name, s.pipeline_id, s.pipeline_name, 'sess-' || (i % 5000), s.model_name, s.model_uuid, s.input_tokens, s.output_tokens, s.total_tokens, s.duration, s.status, s.mode, s.error_message, $(id 2), s.details
+      ${FROM//SRC/(SELECT * FROM monitoring_llm_calls WHERE bot_id = '$BOT1' LIMIT 1) s};"
+  done
+  echo "COMMIT;"
+  echo "ANALYZE;"
+} | sql
+echo "generated in $(( $(date +%s) - gen_start )) s"
+
+run() { # name, url
+  local out; out=$(wrk -t1 -c4 -d"${DURATION}s" --latency -H "X-API-Key: $KEY" "$2")
+  printf '%-52s %8s req/s   p50 %8s   p99 %8s  %s\n' "$1" \
+    "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="50%" {print $2}' <<<"$out")" \
+    "$(awk '$1=="99%" {print $2}' <<<"$out")" "$(grep -E "Non-2xx|Socket errors" <<<"$out" | tr '\n' ' ' || true)"
+}
+MID=$(printf '%08x-0001-4000-8000-000000000000' $((EXECS / 2)))
+M="$BASE/api/v1/monitoring"
+check() { curl -fs -H "X-API-Key: $KEY" "$1" | python3 -c "import json,sys; d=json.load(sys.stdin)['data']; print('   ', $2)"; }
+echo "LangBot monitoring bench: $BACKEND, $ROWS messages + $ROWS LLM calls, wrk -t1 -c4 -d${DURATION}s"
+check "$M/executions?limit=50" "'total', d['total'], 'summary', d['summary']['executions']"
+run "GET executions (first page of 50)" "$M/executions?limit=50"
+FILTER="bot_ids=$BOT2&statuses=failed&mode=real&limit=50&offset=50"
+check "$M/executions?$FILTER" "'total', d['total'], 'items', len(d['items'])"
+run "GET executions (bot + status + mode, 2nd page)" "$M/executions?$FILTER"
+check "$M/executions/auto/$MID" "'execution', d['row']['id'], 'status', d['row']['status']"
+run "GET executions/auto/{id} (detail)" "$M/executions/auto/$MID"
+run "GET messages (first page of 50)" "$M/messages?limit=50"
+run "GET /healthz (baseline)" "$BASE/healthz"
