@@ -141,8 +141,21 @@ fn is_authenticated(access: &str) -> bool {
     access == "session" || access == "session_or_api_key"
 }
 
+/// Path placeholders that choose among fixed values (a record kind, an id's source) rather
+/// than name a resource: the value to fill them with for an operation on `path` (SPEC §11,
+/// `reference/monitoring.md`). Any other value would be a 400 before the operation looks up
+/// the resource the rest of the path names.
+fn enum_placeholder(name: &str, path: &str) -> Option<&'static str> {
+    match name {
+        "source" if path.starts_with("/monitoring/executions/") => Some("auto"),
+        "kind" if path.starts_with("/monitoring/records/") => Some("messages"),
+        "kind" if path.starts_with("/monitoring/details/") => Some("message"),
+        _ => None,
+    }
+}
+
 /// Fills path placeholders: `{workspace_uuid}` with `workspace`, `{key_id}` with an unused
-/// integer, anything else with a random uuid.
+/// integer, an [`enum_placeholder`] with its fixed value, anything else with a random uuid.
 fn fill_path(path: &str, workspace: &str) -> String {
     let mut out = String::new();
     let mut rest = path;
@@ -152,7 +165,10 @@ fn fill_path(path: &str, workspace: &str) -> String {
         match &rest[start + 1..end] {
             "workspace_uuid" => out.push_str(workspace),
             "key_id" => out.push_str("987654321"),
-            _ => out.push_str(&uuid::Uuid::new_v4().to_string()),
+            name => match enum_placeholder(name, path) {
+                Some(value) => out.push_str(value),
+                None => out.push_str(&uuid::Uuid::new_v4().to_string()),
+            },
         }
         rest = &rest[end + 1..];
     }
@@ -163,8 +179,18 @@ fn fill_path(path: &str, workspace: &str) -> String {
 /// Whether `path` names a resource besides the Workspace: [`fill_path`] fills those
 /// placeholders with ids that exist nowhere, so a principal allowed to call the operation must
 /// get 404 `resource_not_found` (the call reached the operation, which found nothing).
+/// Placeholders with fixed values ([`enum_placeholder`]) name no resource.
 fn names_a_missing_resource(path: &str) -> bool {
-    path.replace("{workspace_uuid}", "").contains('{')
+    let mut rest = path;
+    while let Some(start) = rest.find('{') {
+        let end = rest[start..].find('}').expect("closing brace") + start;
+        let name = &rest[start + 1..end];
+        if name != "workspace_uuid" && enum_placeholder(name, path).is_none() {
+            return true;
+        }
+        rest = &rest[end + 1..];
+    }
+    false
 }
 
 /// The body sent to an operation that takes one: `{}`, except where `{}` would be refused (400)
@@ -486,6 +512,16 @@ async fn every_principal_gets_exactly_its_permissions() {
                     problems.push(format!(
                         "{what}: holds {:?} and names a missing resource, expected 404 \
                          resource_not_found; got {} {}",
+                        row.permission, res.status, res.text
+                    ));
+                } else if !names_a_missing_resource(&row.path)
+                    && row.path.contains('{')
+                    && !row.path.contains("{workspace_uuid}")
+                    && res.status != 200
+                {
+                    // Only fixed-value placeholders (a record kind): the read itself succeeds.
+                    problems.push(format!(
+                        "{what}: holds {:?}, names no resource, expected 200; got {} {}",
                         row.permission, res.status, res.text
                     ));
                 }

@@ -1,18 +1,27 @@
-//! Tenant isolation (SPEC §3, §5.2): another Workspace's resource is indistinguishable from a
-//! missing one. With several Workspaces enabled, Workspace B gets an API key, a member, an
-//! invitation, model providers with an LLM, an embedding and a rerank model, a starred model,
-//! a pipeline, and an `http_bot` bot (routed to that pipeline) with a conversation session;
-//! then every Workspace-scoped operation is aimed at B's resources with credentials of
+//! Tenant isolation (SPEC §3, §5.2, §11): another Workspace's resource is indistinguishable
+//! from a missing one. With several Workspaces enabled, Workspace B gets an API key, a member,
+//! an invitation, model providers with an LLM, an embedding and a rerank model, a starred
+//! model, a pipeline, and an `http_bot` bot (routed to that pipeline) that answers two real
+//! turns through its signed `/sync` ingress against a fake OpenAI upstream (one completes, one
+//! fails), so B has real monitoring records: executions, messages, LLM calls, an error and
+//! conversation sessions. Workspace A runs one debug turn of its own.
+//!
+//! Then every Workspace-scoped operation is aimed at B's resources with credentials of
 //! Workspace A (an admin of A who is not a member of B, and an API key of A), which must all
-//! answer 404 `resource_not_found`, leave B unchanged and start no run.
+//! answer 404 `resource_not_found`, leave B unchanged and start no run; and every monitoring
+//! read (lists, records, overview, token statistics, dashboard data, in-flight snapshot, CSV
+//! export) made with A's credentials shows A's records and none of B's.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
 use reqwest::Method;
-use sea_orm::{ActiveModelTrait, EntityTrait, PaginatorTrait, Set};
+use sea_orm::{EntityTrait, PaginatorTrait};
 use serde_json::{json, Value};
+use wiremock::Respond;
 
-use crate::helpers::{spawn_app_with, Response, TestApp, PASSWORD};
+use crate::helpers::runtime_rig::Echo;
+use crate::helpers::{spawn_app_with, FakeOpenAi, Response, Route, TestApp, PASSWORD};
 
 /// How a call presents its credential.
 #[derive(Debug, Clone)]
@@ -141,14 +150,37 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
             "reset_session_context",
             Some(json!({ "bot_id": "{bot_uuid}", "session_id": B_SESSION })),
         ),
+        // Monitoring: B's execution (by its id, `source=auto`), B's user message, and B's
+        // records asked for by B's bot and session (see SCOPED_READS).
+        ("get_monitoring_execution_detail", None),
+        ("get_monitoring_details", None),
+        (
+            "get_monitoring_records",
+            Some(json!({
+                "limit": 1000,
+                "filters": { "bot_ids": ["{bot_uuid}"], "session_ids": [B_SESSION] },
+            })),
+        ),
     ])
 }
+
+/// Workspace-scoped operations whose path parameter picks a kind of record, not a resource,
+/// and that read the caller's Workspace filtered by the body: aimed at B (the body names B's
+/// bot and session) with A's credentials they answer 200 with none of B's records; only A's
+/// admin selecting B (not a member there) is a 404.
+const SCOPED_READS: &[&str] = &["get_monitoring_records"];
+
+/// Text in B's turns (and so in B's messages and replies): must never reach A.
+const B_TEXT: &str = "b-private-5e0c";
+
+/// The conversation session of B's failing turn.
+const B_FAIL_SESSION: &str = "person_b-fail";
 
 /// Workspace-scoped operations without a path parameter whose body names a Workspace
 /// resource: attacked like those with one (every credential of A, with and without selecting B).
 const BODY_NAMES_A_RESOURCE: &[&str] = &["reset_session_context"];
 
-/// The conversation session B's bot has (see [`add_session`]).
+/// The conversation session of B's completed turn (see [`b_turn`]).
 const B_SESSION: &str = "person_b-user";
 
 /// Workspace-scoped operations whose path parameter names something global, not a Workspace
@@ -204,6 +236,18 @@ fn coverage_problems() -> Vec<String> {
             ));
         }
     }
+    for id in SCOPED_READS {
+        if !known.contains(id) {
+            problems.push(format!(
+                "{id}: in SCOPED_READS but not a Workspace-scoped catalog operation"
+            ));
+        }
+        if !table.contains_key(id) {
+            problems.push(format!(
+                "{id}: in SCOPED_READS, but no entry in tenant_isolation::attack_table"
+            ));
+        }
+    }
     for id in GLOBAL_PATH_PARAMETERS {
         if !known.contains(id) {
             problems.push(format!(
@@ -237,6 +281,10 @@ struct Targets {
     rerank_model: String,
     pipeline: String,
     bot: String,
+    /// B's completed execution.
+    execution: String,
+    /// The user message of that execution.
+    message: String,
 }
 
 impl Targets {
@@ -259,6 +307,12 @@ impl Targets {
             }
             "pipeline_uuid" => self.pipeline.clone(),
             "bot_uuid" => self.bot.clone(),
+            // Monitoring: `auto` resolves execution, message and event ids alike.
+            "source" if path.starts_with("/monitoring/executions/") => "auto".into(),
+            "execution_id" => self.execution.clone(),
+            "kind" if path.starts_with("/monitoring/records/") => "messages".into(),
+            "kind" if path.starts_with("/monitoring/details/") => "message".into(),
+            "identifier" if path.starts_with("/monitoring/details/") => self.message.clone(),
             // A requester or adapter name: global, see GLOBAL_PATH_PARAMETERS.
             "name" if path.starts_with("/provider/requesters/") => "openai-chat-completions".into(),
             "adapter_name" if path.starts_with("/platform/adapters/") => "http_bot".into(),
@@ -414,28 +468,548 @@ async fn runtime_records(app: &TestApp) -> BTreeMap<&'static str, u64> {
     ])
 }
 
-/// Records conversation session [`B_SESSION`] of B's bot, as a turn would, so that resetting
-/// it is not a 404 for want of a session.
-async fn add_session(app: &TestApp, ws: &str, bot: &str, pipeline: &str) {
-    let now = chrono::Utc::now();
-    langbot::entities::monitoring_session::ActiveModel {
-        workspace_uuid: Set(ws.into()),
-        bot_id: Set(bot.into()),
-        session_id: Set(B_SESSION.into()),
-        bot_name: Set("B bot".into()),
-        pipeline_id: Set(pipeline.into()),
-        pipeline_name: Set("B pipeline".into()),
-        message_count: Set(1),
-        start_time: Set(now),
-        last_activity: Set(now),
-        is_active: Set(true),
-        platform: Set(Some("http_bot".into())),
-        user_id: Set(Some("b-user".into())),
-        user_name: Set(None),
+/// B's bot's inbound secret: its turns are signed with it.
+const B_INBOUND_SECRET: &str = "b-inbound-secret";
+
+/// The fake upstream every model of the test points at: streams an echo of the last user
+/// message with usage, except a message containing `FAIL`, which gets a 500.
+async fn fake_upstream() -> FakeOpenAi {
+    let fake = FakeOpenAi::start().await;
+    let echo = Echo {
+        delay: Duration::ZERO,
+    };
+    fake.respond(Route::Chat, move |req: &wiremock::Request| {
+        let body: Value = req.body_json().unwrap_or(Value::Null);
+        let last_user = body["messages"]
+            .as_array()
+            .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_string();
+        if last_user.contains("FAIL") {
+            wiremock::ResponseTemplate::new(500).set_body_string("upstream exploded")
+        } else {
+            echo.respond(req)
+        }
+    })
+    .await;
+    fake
+}
+
+/// One real turn of B's `http_bot` through its signed `/sync` ingress.
+async fn b_turn(app: &TestApp, bot: &str, session: &str, text: &str) -> Response {
+    let body = json!({ "session_id": session, "message": [{ "type": "Plain", "text": text }] })
+        .to_string();
+    let ts = chrono::Utc::now().timestamp().to_string();
+    let sig = langbot::runtime::signing::sign(B_INBOUND_SECRET, &ts, body.as_bytes());
+    app.request(Method::POST, &format!("/bots/{bot}/sync"))
+        .header("x-lb-timestamp", &ts)
+        .header("x-lb-signature", &sig)
+        .raw_json(body.into_bytes())
+        .send()
+        .await
+}
+
+/// A Workspace's monitoring records, as its owner reads them.
+#[derive(Debug, Default)]
+struct Recorded {
+    executions: Vec<Value>,
+    messages: Vec<Value>,
+    llm_calls: Vec<Value>,
+    errors: Vec<Value>,
+    sessions: Vec<Value>,
+}
+
+/// The record lists: (path below `/api/v1/monitoring/`, key of the rows, key identifying a row).
+const RECORD_LISTS: [(&str, &str, &str); 5] = [
+    ("executions", "items", "id"),
+    ("messages", "messages", "id"),
+    ("llm-calls", "llm_calls", "id"),
+    ("errors", "errors", "id"),
+    ("sessions", "sessions", "session_id"),
+];
+
+impl Recorded {
+    async fn read(app: &TestApp, cred: &Cred, ws: &str) -> Recorded {
+        let mut lists = Vec::new();
+        for (path, key, _) in RECORD_LISTS {
+            let res = call(
+                app,
+                cred,
+                Some(ws),
+                Method::GET,
+                &format!("/api/v1/monitoring/{path}?limit=500"),
+                None,
+            )
+            .await;
+            lists.push(res.data()[key].as_array().cloned().unwrap_or_default());
+        }
+        let mut lists = lists.into_iter();
+        let mut next = || lists.next().unwrap_or_default();
+        Recorded {
+            executions: next(),
+            messages: next(),
+            llm_calls: next(),
+            errors: next(),
+            sessions: next(),
+        }
     }
-    .insert(&app.state.db)
-    .await
-    .expect("B's session");
+
+    /// The rows of list `path` of [`RECORD_LISTS`].
+    fn rows(&self, path: &str) -> &[Value] {
+        match path {
+            "executions" => &self.executions,
+            "messages" => &self.messages,
+            "llm-calls" | "llm_calls" => &self.llm_calls,
+            "errors" => &self.errors,
+            "sessions" => &self.sessions,
+            other => panic!("no record list {other}"),
+        }
+    }
+
+    /// Every id, session id, event id and message id in these records.
+    fn markers(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for rows in [
+            &self.executions,
+            &self.messages,
+            &self.llm_calls,
+            &self.errors,
+            &self.sessions,
+        ] {
+            for row in rows {
+                for key in ["id", "session_id", "event_id", "message_id", "execution_id"] {
+                    if let Some(s) = row[key].as_str().filter(|s| !s.is_empty()) {
+                        out.insert(s.to_string());
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The identifying key of each row (see [`RECORD_LISTS`]).
+fn ids(rows: &[Value], key: &str) -> BTreeSet<String> {
+    rows.iter()
+        .filter_map(|r| r[key].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The markers of B found in `text`.
+fn leaks<'a>(text: &str, markers: &'a BTreeSet<String>) -> Vec<&'a str> {
+    markers
+        .iter()
+        .filter(|m| text.contains(m.as_str()))
+        .map(String::as_str)
+        .collect()
+}
+
+/// A reader of Workspace A's monitoring: must see A's records, and none of B's.
+struct Reader<'a> {
+    cred: &'a Cred,
+    selector: Option<&'a str>,
+    label: &'static str,
+    /// Whether it holds `data.export`.
+    exports: bool,
+}
+
+/// Everything the monitoring checks need.
+struct MonitoringCase<'a> {
+    readers: Vec<Reader<'a>>,
+    /// A's admin, who selects B below (not a member there).
+    admin_a: &'a Cred,
+    /// B's owner, who must see B's records where A sees none.
+    owner: &'a Cred,
+    ws_b: &'a str,
+    bot_b: &'a str,
+    a: &'a Recorded,
+    b: &'a Recorded,
+    /// Strings of B's records and resources that must never reach A.
+    markers: &'a BTreeSet<String>,
+}
+
+/// The record kinds of `POST /monitoring/records/{kind}/query`, with the list of
+/// [`RECORD_LISTS`] each one pages (tool and embedding calls: none are made).
+const RECORD_KINDS: [(&str, Option<&str>); 6] = [
+    ("messages", Some("messages")),
+    ("llm_calls", Some("llm-calls")),
+    ("errors", Some("errors")),
+    ("sessions", Some("sessions")),
+    ("tool_calls", None),
+    ("embedding_calls", None),
+];
+
+/// The CSV export types, with the list of [`RECORD_LISTS`] each one writes.
+const EXPORT_TYPES: [(&str, &str); 4] = [
+    ("messages", "messages"),
+    ("llm_calls", "llm-calls"),
+    ("errors", "errors"),
+    ("sessions", "sessions"),
+];
+
+/// Monitoring reads with A's credentials: A's records, exactly, and nothing of B's; B's
+/// executions, messages and sessions by id are 404; B's own reads show B's records.
+async fn monitoring_problems(app: &TestApp, case: &MonitoringCase<'_>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let b_filter = format!("bot_ids={}&session_ids={B_SESSION}", case.bot_b);
+    let b_filter_body =
+        json!({ "bot_ids": [case.bot_b], "session_ids": [B_SESSION, B_FAIL_SESSION] });
+
+    // B's executions, messages, events and sessions, by id, in every way the API names them.
+    let mut b_by_id: Vec<String> = Vec::new();
+    for e in &case.b.executions {
+        let id = e["id"].as_str().unwrap_or_default();
+        b_by_id.push(format!("/api/v1/monitoring/executions/pipeline/{id}"));
+        b_by_id.push(format!("/api/v1/monitoring/executions/auto/{id}"));
+        b_by_id.push(format!(
+            "/api/v1/monitoring/executions/auto/{id}?section=conversation"
+        ));
+        b_by_id.push(format!("/api/v1/monitoring/details/message/{id}"));
+        if let Some(event) = e["event_id"].as_str() {
+            b_by_id.push(format!("/api/v1/monitoring/executions/event/{event}"));
+            b_by_id.push(format!("/api/v1/monitoring/executions/auto/{event}"));
+        }
+    }
+    for m in &case.b.messages {
+        let id = m["id"].as_str().unwrap_or_default();
+        b_by_id.push(format!("/api/v1/monitoring/executions/auto/{id}"));
+        b_by_id.push(format!("/api/v1/monitoring/details/message/{id}"));
+    }
+    for s in &case.b.sessions {
+        let id = s["session_id"].as_str().unwrap_or_default();
+        b_by_id.push(format!("/api/v1/monitoring/details/session/{id}"));
+    }
+    // B's owner reaches each of them: the 404s below are isolation, not typos.
+    for path in &b_by_id {
+        let res = call(app, case.owner, Some(case.ws_b), Method::GET, path, None).await;
+        if res.status != 200 {
+            problems.push(format!(
+                "GET {path} as B's owner: expected 200, got {} {}",
+                res.status, res.text
+            ));
+        }
+    }
+
+    for reader in &case.readers {
+        let r = |method: Method, path: String, body: Option<Value>| async move {
+            let res = call(
+                app,
+                reader.cred,
+                reader.selector,
+                method.clone(),
+                &path,
+                body.as_ref(),
+            )
+            .await;
+            (
+                format!("{} {path} as {}", method.as_str(), reader.label),
+                res,
+            )
+        };
+        let leaked = |what: &str, res: &Response, problems: &mut Vec<String>| {
+            let found = leaks(&res.text, case.markers);
+            if !found.is_empty() {
+                problems.push(format!("{what}: shows B's {found:?}: {}", res.text));
+            }
+        };
+
+        // The record lists: exactly A's rows; filtered by B's bot and session, none.
+        for (path, key, id) in RECORD_LISTS {
+            let (what, res) = r(
+                Method::GET,
+                format!("/api/v1/monitoring/{path}?limit=500"),
+                None,
+            )
+            .await;
+            if res.status != 200 {
+                problems.push(format!("{what}: {} {}", res.status, res.text));
+                continue;
+            }
+            leaked(&what, &res, &mut problems);
+            let rows = res.body["data"][key]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let want = ids(case.a.rows(path), id);
+            if ids(&rows, id) != want || res.body["data"]["total"] != want.len() {
+                problems.push(format!(
+                    "{what}: expected exactly A's {want:?}, got {}",
+                    res.text
+                ));
+            }
+            let (what, res) = r(
+                Method::GET,
+                format!("/api/v1/monitoring/{path}?{b_filter}"),
+                None,
+            )
+            .await;
+            leaked(&what, &res, &mut problems);
+            if res.status != 200 || res.body["data"]["total"] != 0 {
+                problems.push(format!(
+                    "{what}: B's bot and session, expected 200 and nothing, got {} {}",
+                    res.status, res.text
+                ));
+            }
+        }
+
+        // Counts: A's own.
+        let (what, res) = r(Method::GET, "/api/v1/monitoring/overview".into(), None).await;
+        leaked(&what, &res, &mut problems);
+        let o = &res.body["data"];
+        if res.status != 200
+            || o["executions"] != case.a.executions.len()
+            || o["total_messages"] != case.a.messages.len()
+            || o["llm_calls"] != case.a.llm_calls.len()
+        {
+            problems.push(format!(
+                "{what}: expected A's counts ({} executions, {} messages, {} LLM calls), got {} {}",
+                case.a.executions.len(),
+                case.a.messages.len(),
+                case.a.llm_calls.len(),
+                res.status,
+                res.text
+            ));
+        }
+        let (what, res) = r(
+            Method::GET,
+            format!("/api/v1/monitoring/overview?{b_filter}"),
+            None,
+        )
+        .await;
+        let o = &res.body["data"];
+        if res.status != 200
+            || o["executions"] != 0
+            || o["total_messages"] != 0
+            || o["llm_calls"] != 0
+        {
+            problems.push(format!(
+                "{what}: B's bot and session, expected zero counts, got {} {}",
+                res.status, res.text
+            ));
+        }
+        let a_tokens: i64 = case
+            .a
+            .llm_calls
+            .iter()
+            .filter_map(|c| c["total_tokens"].as_i64())
+            .sum();
+        let (what, res) = r(
+            Method::GET,
+            "/api/v1/monitoring/token-statistics".into(),
+            None,
+        )
+        .await;
+        leaked(&what, &res, &mut problems);
+        let t = &res.body["data"];
+        if res.status != 200
+            || t["calls"] != case.a.llm_calls.len()
+            || t["totals"]["total_tokens"] != a_tokens
+        {
+            problems.push(format!(
+                "{what}: expected A's {} calls and {a_tokens} tokens, got {} {}",
+                case.a.llm_calls.len(),
+                res.status,
+                res.text
+            ));
+        }
+        let (what, res) = r(
+            Method::GET,
+            format!("/api/v1/monitoring/token-statistics?{b_filter}"),
+            None,
+        )
+        .await;
+        if res.status != 200 || res.body["data"]["calls"] != 0 {
+            problems.push(format!(
+                "{what}: B's bot and session, expected no calls, got {} {}",
+                res.status, res.text
+            ));
+        }
+        let (what, res) = r(
+            Method::GET,
+            "/api/v1/monitoring/data?limit=500".into(),
+            None,
+        )
+        .await;
+        leaked(&what, &res, &mut problems);
+        let d = &res.body["data"];
+        if res.status != 200
+            || d["executions"]["total"] != case.a.executions.len()
+            || d["totalCount"]["messages"] != case.a.messages.len()
+            || d["totalCount"]["llmCalls"] != case.a.llm_calls.len()
+            || d["totalCount"]["errors"] != case.a.errors.len()
+            || d["totalCount"]["sessions"] != case.a.sessions.len()
+        {
+            problems.push(format!(
+                "{what}: expected A's totals, got {} {}",
+                res.status, res.text
+            ));
+        }
+        let (what, res) = r(
+            Method::GET,
+            format!("/api/v1/monitoring/data?{b_filter}"),
+            None,
+        )
+        .await;
+        leaked(&what, &res, &mut problems);
+        if res.status != 200 || res.body["data"]["executions"]["total"] != 0 {
+            problems.push(format!(
+                "{what}: B's bot and session, expected nothing, got {} {}",
+                res.status, res.text
+            ));
+        }
+        let (what, res) = r(Method::GET, "/api/v1/monitoring/in-flight".into(), None).await;
+        leaked(&what, &res, &mut problems);
+        let a_executions = ids(&case.a.executions, "id");
+        let items = res.body["data"]["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if res.status != 200 || !ids(&items, "id").is_subset(&a_executions) {
+            problems.push(format!(
+                "{what}: expected only A's executions, got {} {}",
+                res.status, res.text
+            ));
+        }
+
+        // Records of every kind: A's own; by B's bot and sessions, none.
+        for (kind, list) in RECORD_KINDS {
+            let path = format!("/api/v1/monitoring/records/{kind}/query");
+            let want = list.map_or(0, |l| case.a.rows(l).len());
+            let (what, res) = r(Method::POST, path.clone(), Some(json!({ "limit": 1000 }))).await;
+            leaked(&what, &res, &mut problems);
+            if res.status != 200 || res.body["data"]["total"] != want {
+                problems.push(format!(
+                    "{what}: expected A's {want} records, got {} {}",
+                    res.status, res.text
+                ));
+            }
+            let (what, res) = r(
+                Method::POST,
+                path,
+                Some(json!({ "limit": 1000, "filters": b_filter_body })),
+            )
+            .await;
+            leaked(&what, &res, &mut problems);
+            if res.status != 200 || res.body["data"]["total"] != 0 {
+                problems.push(format!(
+                    "{what}: B's bot and sessions, expected nothing, got {} {}",
+                    res.status, res.text
+                ));
+            }
+        }
+
+        // B's executions, messages, events and sessions by id: 404.
+        for path in &b_by_id {
+            let (what, res) = r(Method::GET, path.clone(), None).await;
+            if res.status != 404 || res.body["code"] != "resource_not_found" {
+                problems.push(format!(
+                    "{what}: B's record, expected 404 resource_not_found, got {} {}",
+                    res.status, res.text
+                ));
+            }
+        }
+
+        // The CSV export (`data.export`): A's rows only; without the permission, 403.
+        for (kind, list) in EXPORT_TYPES {
+            for (query, want) in [
+                (format!("type={kind}"), case.a.rows(list).len()),
+                (format!("type={kind}&{b_filter}"), 0),
+            ] {
+                let (what, res) = r(
+                    Method::GET,
+                    format!("/api/v1/monitoring/export?{query}"),
+                    None,
+                )
+                .await;
+                if !reader.exports {
+                    if res.status != 403 || res.body["code"] != "permission_denied" {
+                        problems.push(format!(
+                            "{what}: lacks data.export, expected 403 permission_denied, got {} {}",
+                            res.status, res.text
+                        ));
+                    }
+                    continue;
+                }
+                leaked(&what, &res, &mut problems);
+                let is_csv = res
+                    .header("content-type")
+                    .is_some_and(|c| c.starts_with("text/csv"));
+                if res.status != 200 || !is_csv || res.text.lines().count() != 1 + want {
+                    problems.push(format!(
+                        "{what}: expected a CSV header and A's {want} rows, got {} {}",
+                        res.status, res.text
+                    ));
+                }
+            }
+        }
+    }
+
+    // A's admin selecting B is not a member there: every monitoring read is a 404.
+    let mut selecting_b: Vec<(Method, String, Option<Value>)> = RECORD_LISTS
+        .iter()
+        .map(|(path, _, _)| (Method::GET, format!("/api/v1/monitoring/{path}"), None))
+        .collect();
+    for path in ["overview", "token-statistics", "data", "in-flight"] {
+        selecting_b.push((Method::GET, format!("/api/v1/monitoring/{path}"), None));
+    }
+    for (kind, _) in RECORD_KINDS {
+        selecting_b.push((
+            Method::POST,
+            format!("/api/v1/monitoring/records/{kind}/query"),
+            Some(json!({})),
+        ));
+    }
+    for (kind, _) in EXPORT_TYPES {
+        selecting_b.push((
+            Method::GET,
+            format!("/api/v1/monitoring/export?type={kind}"),
+            None,
+        ));
+    }
+    selecting_b.extend(b_by_id.iter().map(|p| (Method::GET, p.clone(), None)));
+    for (method, path, body) in selecting_b {
+        let res = call(
+            app,
+            case.admin_a,
+            Some(case.ws_b),
+            method.clone(),
+            &path,
+            body.as_ref(),
+        )
+        .await;
+        if res.status != 404 || res.body["code"] != "resource_not_found" {
+            problems.push(format!(
+                "{} {path} as A's admin selecting B: expected 404 resource_not_found, got {} {}",
+                method.as_str(),
+                res.status,
+                res.text
+            ));
+        }
+    }
+
+    // B's owner exports B's rows: what A never saw is there.
+    let res = call(
+        app,
+        case.owner,
+        Some(case.ws_b),
+        Method::GET,
+        "/api/v1/monitoring/export?type=messages",
+        None,
+    )
+    .await;
+    if res.status != 200
+        || !res.text.contains(B_TEXT)
+        || res.text.lines().count() != 1 + case.b.messages.len()
+    {
+        problems.push(format!(
+            "B's owner exporting B's messages: expected B's {} rows, got {} {}",
+            case.b.messages.len(),
+            res.status,
+            res.text
+        ));
+    }
+    problems
 }
 
 #[tokio::test]
@@ -514,8 +1088,10 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
     assert_eq!(res.data()["workspace_uuid"], ws_a.as_str());
 
     // Workspace B: model providers (chat and rerank) with a model of each kind, one starred.
-    // Their base URL is unreachable: an attack that got through to a model test would fail
-    // with 502, not reach anything.
+    // The chat provider is the fake upstream B's turns run on (an attack that got through to
+    // a model test would show as a request there, see `upstream_before`); the rerank
+    // provider's base URL is unreachable.
+    let fake = fake_upstream().await;
     let b_call = |method: Method, path: &'static str, body: Value| {
         let (app, cred, ws) = (&app, &owner_cred, ws_b.as_str());
         async move { call(app, cred, Some(ws), method, path, Some(&body)).await }
@@ -533,7 +1109,7 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
             json!({
                 "name": "B chat",
                 "requester": "openai-chat-completions",
-                "base_url": "http://127.0.0.1:9/v1",
+                "base_url": fake.base_url(),
                 "api_keys": ["sk-b-secret-0001"],
             }),
         )
@@ -584,8 +1160,8 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
     .await
     .data();
 
-    // Workspace B: a pipeline (its model is B's starred one), and a bot whose default routes
-    // target it, with a conversation session.
+    // Workspace B: a pipeline (its model is B's starred one), and an enabled bot whose default
+    // routes target it, with real traffic (below).
     let pipeline_b = uuid_of(
         b_call(
             Method::POST,
@@ -601,15 +1177,196 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
             json!({
                 "name": "B bot",
                 "adapter": "http_bot",
+                "enable": true,
                 "adapter_config": {
-                    "inbound_secret": "s",
+                    "inbound_secret": B_INBOUND_SECRET,
                     "callback_url": "http://127.0.0.1:9/cb",
                 },
             }),
         )
         .await,
     );
-    add_session(&app, &ws_b, &bot_b, &pipeline_b).await;
+
+    // Workspace B's traffic, through the bot's signed ingress: a completed turn in B_SESSION
+    // and a failed one (the upstream answers 500) in B_FAIL_SESSION.
+    let res = b_turn(&app, &bot_b, "b-user", &format!("{B_TEXT} question")).await;
+    assert!(
+        res.status == 200
+            && res.body["data"]["text"]
+                .as_str()
+                .is_some_and(|t| t.contains(B_TEXT)),
+        "B's turn: {} {}",
+        res.status,
+        res.text
+    );
+    let res = b_turn(&app, &bot_b, "b-fail", &format!("{B_TEXT} FAIL")).await;
+    assert_eq!(res.status, 200, "B's failing turn: {}", res.text);
+
+    // Workspace A's traffic: a debug run of A's own pipeline on the same upstream.
+    let a_call = |method: Method, path: String, body: Value| {
+        let (app, cred, ws) = (&app, &owner_cred, ws_a.as_str());
+        async move { call(app, cred, Some(ws), method, &path, Some(&body)).await }
+    };
+    let provider_a = uuid_of(
+        a_call(
+            Method::POST,
+            "/api/v1/provider/providers".into(),
+            json!({
+                "name": "A chat",
+                "requester": "openai-chat-completions",
+                "base_url": fake.base_url(),
+                "api_keys": ["sk-a-secret-0001"],
+            }),
+        )
+        .await,
+    );
+    let llm_a = uuid_of(
+        a_call(
+            Method::POST,
+            "/api/v1/provider/models/llm".into(),
+            json!({ "name": "a-llm", "provider_uuid": provider_a }),
+        )
+        .await,
+    );
+    let pipeline_a = uuid_of(
+        a_call(
+            Method::POST,
+            "/api/v1/pipelines".into(),
+            json!({
+                "name": "A pipeline",
+                "config": { "ai": { "runner_config": { "local-agent": { "model": { "primary": llm_a } } } } },
+            }),
+        )
+        .await,
+    );
+    a_call(
+        Method::POST,
+        format!("/api/v1/pipelines/{pipeline_a}/run"),
+        json!({ "message": "A's own question" }),
+    )
+    .await
+    .data();
+
+    // What each Workspace recorded, read by its owner.
+    let recorded_a = Recorded::read(&app, &owner_cred, &ws_a).await;
+    let recorded_b = Recorded::read(&app, &owner_cred, &ws_b).await;
+    assert_eq!(
+        recorded_a.executions.len(),
+        1,
+        "{:?}",
+        recorded_a.executions
+    );
+    assert_eq!(recorded_a.executions[0]["mode"], "debug");
+    assert_eq!(recorded_a.llm_calls.len(), 1, "{:?}", recorded_a.llm_calls);
+    assert!(!recorded_a.messages.is_empty());
+    for (list, _, _) in RECORD_LISTS {
+        for row in recorded_a.rows(list) {
+            assert_eq!(row["pipeline_id"], pipeline_a.as_str(), "A's {list}: {row}");
+        }
+        for row in recorded_b.rows(list) {
+            assert_eq!(row["pipeline_id"], pipeline_b.as_str(), "B's {list}: {row}");
+        }
+    }
+    let statuses: BTreeSet<&str> = recorded_b
+        .executions
+        .iter()
+        .filter_map(|e| e["status"].as_str())
+        .collect();
+    assert_eq!(
+        statuses,
+        BTreeSet::from(["completed", "failed"]),
+        "B's executions: {:?}",
+        recorded_b.executions
+    );
+    assert_eq!(recorded_b.executions.len(), 2);
+    assert_eq!(recorded_b.llm_calls.len(), 2, "{:?}", recorded_b.llm_calls);
+    assert_eq!(recorded_b.errors.len(), 1, "{:?}", recorded_b.errors);
+    assert_eq!(
+        ids(&recorded_b.sessions, "session_id"),
+        BTreeSet::from([B_SESSION.to_string(), B_FAIL_SESSION.to_string()])
+    );
+    let b_completed = recorded_b
+        .executions
+        .iter()
+        .find(|e| e["status"] == "completed")
+        .and_then(|e| e["id"].as_str())
+        .expect("B's completed execution")
+        .to_string();
+    let b_message = recorded_b
+        .messages
+        .iter()
+        .find(|m| m["role"] == "user" && m["execution_id"] == b_completed.as_str())
+        .and_then(|m| m["id"].as_str())
+        .expect("B's user message")
+        .to_string();
+    assert!(
+        recorded_b
+            .messages
+            .iter()
+            .any(|m| m["message_content"].to_string().contains(B_TEXT)),
+        "B's messages: {:?}",
+        recorded_b.messages
+    );
+    // What must never reach A: B's record ids, session ids, text and resources.
+    let mut b_markers = recorded_b.markers();
+    b_markers.extend([
+        B_TEXT.to_string(),
+        bot_b.clone(),
+        pipeline_b.clone(),
+        llm_b.clone(),
+        "b-llm".to_string(),
+    ]);
+    let overlap = leaks(
+        &recorded_a
+            .markers()
+            .into_iter()
+            .collect::<Vec<_>>()
+            .join(" "),
+        &b_markers,
+    );
+    assert!(overlap.is_empty(), "A's records and B's share {overlap:?}");
+
+    // In flight (executions started in the last 30 s): each Workspace sees its own, now.
+    let admin_a_session = Cred::Session(admin_a.clone());
+    for (cred, ws, mine, theirs, who) in [
+        (
+            &admin_a_session,
+            ws_a.as_str(),
+            &recorded_a,
+            &recorded_b,
+            "A's admin",
+        ),
+        (
+            &owner_cred,
+            ws_b.as_str(),
+            &recorded_b,
+            &recorded_a,
+            "B's owner",
+        ),
+    ] {
+        let res = call(
+            &app,
+            cred,
+            Some(ws),
+            Method::GET,
+            "/api/v1/monitoring/in-flight",
+            None,
+        )
+        .await;
+        let shown = ids(
+            res.data()["items"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default(),
+            "id",
+        );
+        assert!(
+            shown.is_superset(&ids(&mine.executions, "id"))
+                && shown.is_disjoint(&ids(&theirs.executions, "id")),
+            "in-flight as {who}: {}",
+            res.text
+        );
+    }
 
     let before = snapshot(&app, &owner, &ws_b).await;
     assert_eq!(
@@ -656,6 +1413,7 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
         "B's bot routes to B's pipeline: {routes:?}"
     );
     let records_before = runtime_records(&app).await;
+    let upstream_before = fake.received().await.len();
 
     let targets = Targets {
         workspace: ws_b.clone(),
@@ -668,6 +1426,8 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
         rerank_model: rerank_b.clone(),
         pipeline: pipeline_b.clone(),
         bot: bot_b.clone(),
+        execution: b_completed.clone(),
+        message: b_message.clone(),
     };
     let table = attack_table();
     let admin = Cred::Session(admin_a.clone());
@@ -703,7 +1463,9 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
             || BODY_NAMES_A_RESOURCE.contains(&meta.id);
         let accepts_keys = meta.access.as_str() == "session_or_api_key";
 
-        // (credential, X-Workspace-Id, label): calls that must answer 404.
+        // (credential, X-Workspace-Id, label): calls that must answer 404 (a scoped read: only
+        // A's admin selecting B; the others read A's records, none of them B's).
+        let scoped_read = SCOPED_READS.contains(&meta.id);
         let mut calls: Vec<(&Cred, Option<&str>, &str)> =
             vec![(&admin, Some(ws_b.as_str()), "A's admin selecting B")];
         if addresses_b {
@@ -721,6 +1483,21 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
         for (cred, selector, label) in calls {
             attacks += 1;
             let res = call(&app, cred, selector, method.clone(), &path, body.as_ref()).await;
+            let non_member = matches!(cred, Cred::Session(_)) && selector == Some(ws_b.as_str());
+            if scoped_read && !non_member {
+                let found = leaks(&res.text, &b_markers);
+                if res.status != 200 || res.body["data"]["total"] != 0 || !found.is_empty() {
+                    problems.push(format!(
+                        "{} {path} ({}) as {label}: expected 200 without B's records, got {} \
+                         {} (B's {found:?})",
+                        meta.method.as_str(),
+                        meta.id,
+                        res.status,
+                        res.text
+                    ));
+                }
+                continue;
+            }
             if res.status != 404 || res.body["code"] != "resource_not_found" {
                 problems.push(format!(
                     "{} {path} ({}) as {label}: expected 404 resource_not_found, got {} {}",
@@ -755,6 +1532,54 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
         }
     }
     assert!(attacks > 0, "no Workspace-scoped operation was attacked");
+
+    // Monitoring reads with A's credentials: A's records only, B's by id are 404, and the
+    // export needs `data.export` (a developer of A lacks it).
+    let (developer_a, _) =
+        add_member_to(&app, &owner, &ws_a, "developer-a@example.com", "developer").await;
+    let developer = Cred::Session(developer_a);
+    let case = MonitoringCase {
+        readers: vec![
+            Reader {
+                cred: &admin,
+                selector: None,
+                label: "A's admin",
+                exports: true,
+            },
+            Reader {
+                cred: &admin,
+                selector: Some(ws_a.as_str()),
+                label: "A's admin selecting A",
+                exports: true,
+            },
+            Reader {
+                cred: &key,
+                selector: None,
+                label: "A's API key",
+                exports: true,
+            },
+            Reader {
+                cred: &key,
+                selector: Some(ws_b.as_str()),
+                label: "A's API key with X-Workspace-Id B",
+                exports: true,
+            },
+            Reader {
+                cred: &developer,
+                selector: None,
+                label: "A's developer",
+                exports: false,
+            },
+        ],
+        admin_a: &admin,
+        owner: &owner_cred,
+        ws_b: &ws_b,
+        bot_b: &bot_b,
+        a: &recorded_a,
+        b: &recorded_b,
+        markers: &b_markers,
+    };
+    problems.extend(monitoring_problems(&app, &case).await);
 
     // An unknown Workspace selector is a 404 too.
     let res = call(
@@ -832,6 +1657,13 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
         problems.push(format!(
             "the attacks started something: runtime records {records_before:?} before, \
              {records_after:?} after"
+        ));
+    }
+    let upstream_after = fake.received().await.len();
+    if upstream_after != upstream_before {
+        problems.push(format!(
+            "the attacks reached B's model upstream: {upstream_before} requests before, \
+             {upstream_after} after"
         ));
     }
     let res = call(
