@@ -20,7 +20,8 @@ BIN="$CARGO_TARGET_DIR/release/langbot"
 source scripts/lib/services.sh
 DIR="$(mktemp -d /tmp/langbot-bench.XXXXXX)"
 PIDS=()
-trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; stop_services; rm -rf "$DIR"' EXIT
+# BENCH_KEEP=1 keeps the SQLite dataset for inspection.
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; stop_services; [ -n "${BENCH_KEEP:-}" ] && echo "kept $DIR" || rm -rf "$DIR"' EXIT
 
 case "$BACKEND" in
   sqlite)
@@ -36,7 +37,8 @@ esac
 PORT="$(free_port)"; UP="$(free_port)"
 BASE="http://127.0.0.1:$PORT"
 python3 bench/fake_upstream.py "$UP" & PIDS+=($!)
-LANGBOT_DATA_DIR="$DIR" LANGBOT_HTTP_ADDR="127.0.0.1:$PORT" LANGBOT_LOG=warn "$BIN" serve & PIDS+=($!)
+# Retention above the dataset's span, so the background expiry does not delete it mid-run.
+LANGBOT_MONITORING_RETENTION=400d LANGBOT_DATA_DIR="$DIR" LANGBOT_HTTP_ADDR="127.0.0.1:$PORT" LANGBOT_LOG=warn "$BIN" serve & PIDS+=($!)
 until curl -fs "$BASE/readyz" >/dev/null 2>&1; do sleep 0.01; done
 
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
@@ -47,7 +49,7 @@ KEY=$(api POST /apikeys '{"name":"bench"}' | json '["data"]["key"]["key"]')
 PROVIDER=$(api POST /provider/providers "{\"name\":\"fake\",\"requester\":\"openai-chat-completions\",\"base_url\":\"http://127.0.0.1:$UP/v1\",\"api_keys\":[\"sk\"]}" | json '["data"]["uuid"]')
 MODEL=$(api POST /provider/models/llm "{\"name\":\"m\",\"provider_uuid\":\"$PROVIDER\"}" | json '["data"]["uuid"]')
 api POST /pipelines "{\"name\":\"bench\",\"is_default\":true,\"config\":{\"ai\":{\"runner_config\":{\"local-agent\":{\"model\":{\"primary\":\"$MODEL\"}}}}}}" >/dev/null
-bot() { api POST /platform/bots "{\"name\":\"$1\",\"adapter\":\"http_bot\",\"enable\":true,\"adapter_config\":{\"inbound_secret\":\"bench-secret\",\"signature_required\":false}}" | json '["data"]["uuid"]'; }
+bot() { api POST /platform/bots "{\"name\":\"$1\",\"adapter\":\"http_bot\",\"enable\":true,\"adapter_config\":{\"inbound_secret\":\"bench-secret\",\"signature_required\":false,\"callback_url\":\"http://127.0.0.1:$UP/cb\"}}" | json '["data"]["uuid"]'; }
 BOT1=$(bot one); BOT2=$(bot two)
 for b in "$BOT1" "$BOT2"; do
   curl -fs -XPOST "$BASE/bots/$b/sync" -H 'content-type: application/json' \
@@ -59,7 +61,8 @@ echo "generating $EXECS executions, $ROWS messages, $ROWS LLM calls ($BACKEND)â€
 gen_start=$(date +%s)
 if [ "$BACKEND" = sqlite ]; then
   ID="printf('%08x-%04x-4000-8000-000000000000', i, TAG)"
-  AT="strftime('%Y-%m-%d %H:%M:%f', COL, '-' || (i * 30) || ' seconds') || '+00:00'"
+  # The stored form, e.g. 2026-11-30T06:50:59.644238+00:00 (whole-second shifts keep the fraction).
+  AT="strftime('%Y-%m-%dT%H:%M:%S', COL, '-' || (i * 30) || ' seconds') || substr(COL, 20, 7) || '+00:00'"
   SERIES="WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $EXECS)"
   FROM="FROM n, SRC"
 else
@@ -72,21 +75,23 @@ id() { echo "${ID//TAG/$1}"; }
 at() { echo "${AT//COL/$1}"; }
 BOT_OF="CASE WHEN i % 10 = 0 THEN '$BOT2' ELSE '$BOT1' END"
 STATUS_OF="CASE WHEN i % 20 = 0 THEN 'failed' ELSE s.status END"
-SEED_EXEC="(SELECT * FROM monitoring_executions WHERE bot_id = '$BOT1' LIMIT 1)"
+SEED_EXEC="(SELECT * FROM monitoring_executions WHERE bot_id = '$BOT1' LIMIT 1) s"
 {
   echo "BEGIN;"
   echo "INSERT INTO monitoring_executions (id, workspace_uuid, source, mode, status, bot_id, bot_name, pipeline_id, pipeline_name, session_id, event_id, message_id, progress_event, error, owner, lease_expires_at, started_at, finished_at, duration_ms)
-    $SERIES SELECT $(id 1), s.workspace_uuid, s.source, s.mode, $STATUS_OF, $BOT_OF, s.bot_name, s.pipeline_id, s.pipeline_name, 'sess-' || (i % 5000), NULL, $(id 2), s.progress_event, s.error, NULL, NULL, $(at s.started_at), $(at s.finished_at), s.duration_ms ${FROM//SRC/$SEED_EXEC s};"
+    $SERIES SELECT $(id 1), s.workspace_uuid, s.source, s.mode, $STATUS_OF, $BOT_OF, s.bot_name, s.pipeline_id, s.pipeline_name, 'sess-' || (i % 5000), NULL, $(id 2), s.progress_event, s.error, NULL, NULL, $(at s.started_at), $(at s.finished_at), s.duration_ms ${FROM//SRC/$SEED_EXEC};"
   for role in user assistant; do
     tag=$([ $role = user ] && echo 2 || echo 3)
+    src="(SELECT * FROM monitoring_messages WHERE bot_id = '$BOT1' AND role = '$role' LIMIT 1) s"
     echo "INSERT INTO monitoring_messages (id, workspace_uuid, execution_id, timestamp, bot_id, bot_name, pipeline_id, pipeline_name, session_id, role, message_content, status, level, mode, platform, user_id, user_name, runner_name, event_id, parent_message_id)
       $SERIES SELECT $(id $tag), s.workspace_uuid, $(id 1), $(at s.timestamp), $BOT_OF, s.bot_name, s.pipeline_id, s.pipeline_name, 'sess-' || (i % 5000), s.role, s.message_content, s.status, s.level, s.mode, s.platform, s.user_id, s.user_name, s.runner_name, NULL, $([ $role = user ] && echo NULL || id 2)
-      ${FROM//SRC/(SELECT * FROM monitoring_messages WHERE bot_id = '$BOT1' AND role = '$role' LIMIT 1) s};"
+      ${FROM//SRC/$src};"
   done
+  src="(SELECT * FROM monitoring_llm_calls WHERE bot_id = '$BOT1' LIMIT 1) s"
   for tag in 4 5; do
     echo "INSERT INTO monitoring_llm_calls (id, workspace_uuid, execution_id, timestamp, bot_id, bot_name, pipeline_id, pipeline_name, session_id, model_name, model_uuid, input_tokens, output_tokens, total_tokens, duration, status, mode, error_message, message_id, details)
       $SERIES SELECT $(id $tag), s.workspace_uuid, $(id 1), $(at s.timestamp), $BOT_OF, s.bot_name, s.pipeline_id, s.pipeline_name, 'sess-' || (i % 5000), s.model_name, s.model_uuid, s.input_tokens, s.output_tokens, s.total_tokens, s.duration, s.status, s.mode, s.error_message, $(id 2), s.details
-      ${FROM//SRC/(SELECT * FROM monitoring_llm_calls WHERE bot_id = '$BOT1' LIMIT 1) s};"
+      ${FROM//SRC/$src};"
   done
   echo "COMMIT;"
   echo "ANALYZE;"
@@ -103,6 +108,7 @@ MID=$(printf '%08x-0001-4000-8000-000000000000' $((EXECS / 2)))
 M="$BASE/api/v1/monitoring"
 check() { curl -fs -H "X-API-Key: $KEY" "$1" | python3 -c "import json,sys; d=json.load(sys.stdin)['data']; print('   ', $2)"; }
 echo "LangBot monitoring bench: $BACKEND, $ROWS messages + $ROWS LLM calls, wrk -t1 -c4 -d${DURATION}s"
+check "$M/overview" "'messages', d['total_messages'], 'llm calls', d['llm_calls']"
 check "$M/executions?limit=50" "'total', d['total'], 'summary', d['summary']['executions']"
 run "GET executions (first page of 50)" "$M/executions?limit=50"
 FILTER="bot_ids=$BOT2&statuses=failed&mode=real&limit=50&offset=50"

@@ -7,6 +7,7 @@ mod m20261130_000001_identity;
 mod m20261130_000002_providers;
 mod m20261130_000003_pipelines_bots;
 mod m20261130_000004_runtime;
+mod m20261130_000005_monitoring_indexes;
 
 pub struct Migrator;
 
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000002_providers::Migration),
             Box::new(m20261130_000003_pipelines_bots::Migration),
             Box::new(m20261130_000004_runtime::Migration),
+            Box::new(m20261130_000005_monitoring_indexes::Migration),
         ]
     }
 }

@@ -100,11 +100,11 @@ pub fn from_value<T: DeserializeOwned>(value: Value, prefix: &str) -> ApiResult<
 /// Parses a URL query string.
 pub fn parse_query<Q: DeserializeOwned + Validate>(query: &str) -> ApiResult<Q> {
     // An empty value (`?limit=`) is a mistake, not an absent parameter.
-    if let Some((key, _)) = url::form_urlencoded::parse(query.as_bytes()).find(|(_, v)| v.is_empty())
+    if let Some((key, _)) =
+        url::form_urlencoded::parse(query.as_bytes()).find(|(_, v)| v.is_empty())
     {
-        return Err(
-            ApiError::invalid(format!("Query parameter {key} is empty")).field(&*key, "must not be empty")
-        );
+        return Err(ApiError::invalid(format!("Query parameter {key} is empty"))
+            .field(&*key, "must not be empty"));
     }
     // serde_html_form reads repeated keys (`?botId=a&botId=b`) into lists.
     let parsed: Q = serde_html_form::from_str(query)

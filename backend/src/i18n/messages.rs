@@ -51,7 +51,10 @@ const ZH_HANS: Table = &[
         "Too many failed logins, please retry later",
         "登录失败次数过多，请稍后重试",
     ),
-    ("The request failed, please try again later.", "请求失败，请稍后重试。"),
+    (
+        "The request failed, please try again later.",
+        "请求失败，请稍后重试。",
+    ),
     (
         "You are sending messages too fast, please slow down.",
         "您发送消息太快了，请稍后再试。",
@@ -71,7 +74,10 @@ const ZH_HANT: Table = &[
     ),
     ("Unsupported language", "不支援的語言"),
     ("Internal server error", "伺服器內部錯誤"),
-    ("The request failed, please try again later.", "請求失敗，請稍後重試。"),
+    (
+        "The request failed, please try again later.",
+        "請求失敗，請稍後重試。",
+    ),
     (
         "You are sending messages too fast, please slow down.",
         "您發送訊息太快了，請稍後再試。",

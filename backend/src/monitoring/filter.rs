@@ -80,7 +80,11 @@ pub struct MonitoringFilter {
     pub offset: Option<u64>,
 }
 
-fn each(ids: &[String], ok: impl Fn(&str) -> bool, rule: &'static str) -> Result<(), ValidationError> {
+fn each(
+    ids: &[String],
+    ok: impl Fn(&str) -> bool,
+    rule: &'static str,
+) -> Result<(), ValidationError> {
     match ids.iter().all(|id| ok(id)) {
         true => Ok(()),
         false => Err(ValidationError::new("id").with_message(rule.into())),
@@ -93,7 +97,9 @@ fn bot_ids(ids: &[String]) -> Result<(), ValidationError> {
         ids,
         |id| {
             (1..=64).contains(&id.len())
-                && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         },
         "each bot id must be 1 to 64 letters, digits, '-' or '_'",
     )

@@ -236,15 +236,23 @@ async fn produce(
             *channel.latest.lock().unwrap_or_else(|p| p.into_inner()) = Some(frame.clone());
             let _ = channel.tx.send(frame);
         }
+        // Wait for an announced change; a lost subscription (store outage) is renewed, and
+        // until then the periodic reload keeps viewers current.
         let wait = async {
             match changes.as_mut() {
-                Some(s) => {
-                    let _ = s.next().await;
+                Some(s) => s.next().await.is_some(),
+                None => {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    false
                 }
-                None => futures_util::future::pending::<()>().await,
             }
         };
-        let _ = tokio::time::timeout(RECONCILE, wait).await;
+        match tokio::time::timeout(RECONCILE, wait).await {
+            Ok(true) | Err(_) => {}
+            Ok(false) => {
+                changes = state.store.subscribe(&channel_name(&ws)).await.ok();
+            }
+        }
         tokio::time::sleep(Duration::from_millis(200)).await;
         if channel.viewers.load(Ordering::SeqCst) == 0 {
             if let Some(hub) = hub.upgrade() {

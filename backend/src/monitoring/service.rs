@@ -237,33 +237,32 @@ pub async fn executions(
     let w = f.window()?;
     let (limit, offset) = (f.limit(50), f.offset());
     let cond = execution_condition(ws, f, w);
-    let total = execution::Entity::find()
-        .filter(cond.clone())
-        .count(db)
-        .await?;
-    let items = execution::Entity::find()
+    // The page, the status counts (whose sum is the total) and the token sums are
+    // independent: run them side by side on the pool.
+    let page = execution::Entity::find()
         .filter(cond.clone())
         .order_by_desc(execution::Column::StartedAt)
         .order_by_desc(execution::Column::Id)
         .offset(offset)
         .limit(limit)
-        .all(db)
-        .await?;
-    let counts: Vec<(String, i64)> = execution::Entity::find()
+        .all(db);
+    let counts = execution::Entity::find()
         .select_only()
         .column(execution::Column::Status)
-        .column_as(execution::Column::Id.count(), "n")
+        .column_as(Expr::cust("COUNT(*)"), "n")
         .filter(cond)
         .group_by(execution::Column::Status)
-        .into_tuple()
-        .all(db)
-        .await?;
-    let mut summary = ExecutionSummary {
-        total,
-        ..Default::default()
-    };
+        .into_tuple::<(String, i64)>()
+        .all(db);
+    let (items, counts, tokens) = tokio::try_join!(
+        async { page.await.map_err(ApiError::from) },
+        async { counts.await.map_err(ApiError::from) },
+        token_totals(db, ws, f, w),
+    )?;
+    let mut summary = ExecutionSummary::default();
     for (status, n) in counts {
         let n = u64::try_from(n).unwrap_or(0);
+        summary.total += n;
         match status.as_str() {
             "queued" => summary.queued = n,
             "running" => summary.running = n,
@@ -273,6 +272,7 @@ pub async fn executions(
             _ => summary.ignored += n,
         }
     }
+    let total = summary.total;
     let items = rows_with_details(db, items).await?;
     Ok(ExecutionPage {
         has_more: total > offset + items.len() as u64,
@@ -282,7 +282,7 @@ pub async fn executions(
         offset,
         summary: Summary {
             executions: summary,
-            tokens: token_totals(db, ws, f, w).await?,
+            tokens,
         },
     })
 }
