@@ -97,11 +97,14 @@ pub fn from_value<T: DeserializeOwned>(value: Value, prefix: &str) -> ApiResult<
     })
 }
 
+const EMPTY_MEANS_ANY: &[&str] = &["type"];
+
 /// Parses a URL query string.
 pub fn parse_query<Q: DeserializeOwned + Validate>(query: &str) -> ApiResult<Q> {
-    // An empty value (`?limit=`) is a mistake, not an absent parameter.
-    if let Some((key, _)) =
-        url::form_urlencoded::parse(query.as_bytes()).find(|(_, v)| v.is_empty())
+    // An empty value (`?limit=`) is a mistake, not an absent parameter, except where
+    // LangBot's clients send one to mean "any" (`?type=` on catalogs).
+    if let Some((key, _)) = url::form_urlencoded::parse(query.as_bytes())
+        .find(|(k, v)| v.is_empty() && !EMPTY_MEANS_ANY.contains(&k.as_ref()))
     {
         return Err(ApiError::invalid(format!("Query parameter {key} is empty"))
             .field(&*key, "must not be empty"));
