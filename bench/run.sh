@@ -47,11 +47,26 @@ LUA
 cat > "$DIR/sync.lua" <<'LUA'
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
+-- Every request is a new session: thread number plus a per-thread counter (each wrk thread
+-- has its own Lua state with the same random seed, so random ids would collide).
+threads = 0
+setup = function(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
 counter = 0
 request = function()
   counter = counter + 1
-  local body = string.format('{"session_id":"s-%d-%d","message":[{"type":"Plain","text":"ping"}]}', math.random(1, 1000000000), counter)
+  local body = string.format('{"session_id":"s-%d-%d","message":[{"type":"Plain","text":"ping"}]}', tid, counter)
   return wrk.format(nil, nil, nil, body)
+end
+-- Which statuses came back (per thread; the first of each kind is printed with its body).
+seen = {}
+response = function(status, headers, body)
+  if status ~= 200 and not seen[status] then
+    seen[status] = true
+    io.stderr:write(string.format("sync answered %d: %s\n", status, string.sub(body, 1, 300)))
+  end
 end
 LUA
 
@@ -63,7 +78,8 @@ run() { # name, wrk args...
   p50=$(awk '$1=="50%" {print $2}' <<<"$out")
   p99=$(awk '$1=="99%" {print $2}' <<<"$out")
   errors=$(grep -E "Non-2xx|Socket errors" <<<"$out" | tr '\n' ' ' || true)
-  printf '%-44s %10s req/s   p50 %8s   p99 %8s  %s\n' "$name" "$rps" "$p50" "$p99" "$errors"
+  printf '%-44s %10s req/s   p50 %8s   p99 %8s   RSS %6s MiB  %s\n' "$name" "$rps" "$p50" "$p99" \
+    "$(awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$PID/status")" "$errors"
   echo "$rps" > "$DIR/last"
 }
 
