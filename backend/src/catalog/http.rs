@@ -37,7 +37,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     for op in operations() {
         by_path.entry(op.meta().path).or_default().push(op.route());
     }
-    for (path, routes) in by_path {
+    // Literal paths first: they are matched by string comparison, while each parameterized
+    // path costs a regex test for every request that reaches it (and a literal path is the
+    // more specific match anyway, e.g. `llm/_/starred` before `llm/{model_uuid}`).
+    let (literal, parameterized): (Vec<_>, Vec<_>) = by_path
+        .into_iter()
+        .partition(|(path, _)| !path.contains('{'));
+    for (path, routes) in literal.into_iter().chain(parameterized) {
         let resource = routes
             .into_iter()
             .fold(web::resource(format!("/api/v1{path}")), |res, route| {
