@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${1:-10}"
 CONNECTIONS="${2:-32}"
+THREADS=$(( CONNECTIONS < 2 ? CONNECTIONS : 2 ))
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/cache/langbot-target}"
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 cargo build --release --locked -p langbot >/dev/null
@@ -72,7 +73,7 @@ LUA
 
 run() { # name, wrk args...
   local name="$1"; shift
-  local out; out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@")
+  local out; out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@")
   local rps p50 p99 errors
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
   p50=$(awk '$1=="50%" {print $2}' <<<"$out")
@@ -83,7 +84,7 @@ run() { # name, wrk args...
   echo "$rps" > "$DIR/last"
 }
 
-echo "LangBot bench: wrk -t2 -c$CONNECTIONS -d${DURATION}s, release build, SQLite + in-process store, 2 cores"
+echo "LangBot bench: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, release build, SQLite + in-process store, 2 cores"
 run "GET /healthz" "$BASE/healthz"; health=$(cat "$DIR/last")
 run "GET /api/v1/system/context (API key)" -H "X-API-Key: $KEY" "$BASE/api/v1/system/context"; ctx=$(cat "$DIR/last")
 run "GET /api/v1/provider/models/llm (20, key)" -H "X-API-Key: $KEY" "$BASE/api/v1/provider/models/llm"; models=$(cat "$DIR/last")
