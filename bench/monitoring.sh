@@ -12,14 +12,8 @@ BACKEND="${1:-sqlite}"
 ROWS="${2:-1000000}"
 DURATION="${3:-10}"
 EXECS=$((ROWS / 2))
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/cache/langbot-target}"
-command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-cargo build --release --locked -p langbot >/dev/null
-BIN="$CARGO_TARGET_DIR/release/langbot"
-# shellcheck source=../scripts/lib/services.sh
-source scripts/lib/services.sh
-DIR="$(mktemp -d /tmp/langbot-bench.XXXXXX)"
-PIDS=()
+# shellcheck source=lib.sh
+source bench/lib.sh
 # BENCH_KEEP=1 keeps the SQLite dataset for inspection.
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; stop_services; [ -n "${BENCH_KEEP:-}" ] && echo "kept $DIR" || rm -rf "$DIR"' EXIT
 
@@ -34,23 +28,13 @@ case "$BACKEND" in
   *) echo "usage: $0 sqlite|postgres [rows] [duration]" >&2; exit 2 ;;
 esac
 
-PORT="$(free_port)"; UP="$(free_port)"
-BASE="http://127.0.0.1:$PORT"
-python3 bench/fake_upstream.py "$UP" & PIDS+=($!)
 # Retention above the dataset's span, so the background expiry does not delete it mid-run.
-LANGBOT_MONITORING_RETENTION=400d LANGBOT_DATA_DIR="$DIR" LANGBOT_HTTP_ADDR="127.0.0.1:$PORT" LANGBOT_LOG=warn "$BIN" serve & PIDS+=($!)
-until curl -fs "$BASE/readyz" >/dev/null 2>&1; do sleep 0.01; done
-
-json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
-api() { curl -fs -X "$1" "$BASE/api/v1$2" -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' ${3:+-d "$3"}; }
-curl -fs -XPOST "$BASE/api/v1/user/init" -H 'content-type: application/json' -d '{"user":"bench@example.com","password":"bench-password"}' >/dev/null
-TOKEN=$(curl -fs -XPOST "$BASE/api/v1/user/auth" -H 'content-type: application/json' -d '{"user":"bench@example.com","password":"bench-password"}' | json '["data"]["token"]')
-KEY=$(api POST /apikeys '{"name":"bench"}' | json '["data"]["key"]["key"]')
-PROVIDER=$(api POST /provider/providers "{\"name\":\"fake\",\"requester\":\"openai-chat-completions\",\"base_url\":\"http://127.0.0.1:$UP/v1\",\"api_keys\":[\"sk\"]}" | json '["data"]["uuid"]')
+export LANGBOT_MONITORING_RETENTION=400d
+start_langbot
+setup_owner
 MODEL=$(api POST /provider/models/llm "{\"name\":\"m\",\"provider_uuid\":\"$PROVIDER\"}" | json '["data"]["uuid"]')
 api POST /pipelines "{\"name\":\"bench\",\"is_default\":true,\"config\":{\"ai\":{\"runner_config\":{\"local-agent\":{\"model\":{\"primary\":\"$MODEL\"}}}}}}" >/dev/null
-bot() { api POST /platform/bots "{\"name\":\"$1\",\"adapter\":\"http_bot\",\"enable\":true,\"adapter_config\":{\"inbound_secret\":\"bench-secret\",\"signature_required\":false,\"callback_url\":\"http://127.0.0.1:$UP/cb\"}}" | json '["data"]["uuid"]'; }
-BOT1=$(bot one); BOT2=$(bot two)
+BOT1=$(create_bot one); BOT2=$(create_bot two)
 for b in "$BOT1" "$BOT2"; do
   curl -fs -XPOST "$BASE/bots/$b/sync" -H 'content-type: application/json' \
     -d '{"session_id":"seed","message":[{"type":"Plain","text":"hello there"}]}' >/dev/null

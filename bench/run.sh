@@ -10,34 +10,14 @@ cd "$(dirname "$0")/.."
 DURATION="${1:-10}"
 CONNECTIONS="${2:-32}"
 THREADS=$(( CONNECTIONS < 2 ? CONNECTIONS : 2 ))
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/cache/langbot-target}"
-command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-cargo build --release --locked -p langbot >/dev/null
-BIN="$CARGO_TARGET_DIR/release/langbot"
-DIR="$(mktemp -d /tmp/langbot-bench.XXXXXX)"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-PORT="$(free_port)"; UP="$(free_port)"
-BASE="http://127.0.0.1:$PORT"
-PIDS=()
+# shellcheck source=lib.sh
+source bench/lib.sh
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$DIR"' EXIT
-
-python3 bench/fake_upstream.py "$UP" & PIDS+=($!)
-start_ns=$(date +%s%N)
-LANGBOT_DATA_DIR="$DIR" LANGBOT_HTTP_ADDR="127.0.0.1:$PORT" LANGBOT_LOG=warn "$BIN" serve & PID=$!; PIDS+=($PID)
-until curl -fs "$BASE/readyz" >/dev/null 2>&1; do sleep 0.005; done
-ready_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
-
-json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
-api() { curl -fs -X "$1" "$BASE/api/v1$2" -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' ${3:+-d "$3"}; }
-curl -fs -XPOST "$BASE/api/v1/user/init" -H 'content-type: application/json' -d '{"user":"bench@example.com","password":"bench-password"}' >/dev/null
-TOKEN=$(curl -fs -XPOST "$BASE/api/v1/user/auth" -H 'content-type: application/json' -d '{"user":"bench@example.com","password":"bench-password"}' | json '["data"]["token"]')
-KEY=$(api POST /apikeys '{"name":"bench"}' | json '["data"]["key"]["key"]')
-PROVIDER=$(api POST /provider/providers "{\"name\":\"fake\",\"requester\":\"openai-chat-completions\",\"base_url\":\"http://127.0.0.1:$UP/v1\",\"api_keys\":[\"sk\"]}" | json '["data"]["uuid"]')
+start_langbot
+setup_owner
 for i in $(seq 20); do MODEL=$(api POST /provider/models/llm "{\"name\":\"m$i\",\"provider_uuid\":\"$PROVIDER\"}" | json '["data"]["uuid"]'); done
 PIPELINE=$(api POST /pipelines "{\"name\":\"bench\",\"is_default\":true,\"config\":{\"ai\":{\"runner_config\":{\"local-agent\":{\"model\":{\"primary\":\"$MODEL\"}}}},\"safety\":{\"rate-limit\":{\"limitation\":100000}}}}" | json '["data"]["uuid"]')
-for i in $(seq 10); do
-  BOT=$(api POST /platform/bots "{\"name\":\"bot$i\",\"adapter\":\"http_bot\",\"enable\":true,\"adapter_config\":{\"inbound_secret\":\"bench-secret\",\"signature_required\":false,\"callback_url\":\"http://127.0.0.1:$UP/cb\"}}" | json '["data"]["uuid"]')
-done
+for i in $(seq 10); do BOT=$(create_bot "bot$i"); done
 
 cat > "$DIR/dry_run.lua" <<LUA
 wrk.method = "POST"

@@ -1,0 +1,41 @@
+# What the benchmarks share: a release build, wrk, the fake upstream, a server on a free port,
+# and an owner with an API key and a provider pointing at the fake upstream.
+# Source from the repository root; the caller's EXIT trap kills "${PIDS[@]}".
+# shellcheck shell=bash
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/cache/langbot-target}"
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+cargo build --release --locked -p langbot >/dev/null
+BIN="$CARGO_TARGET_DIR/release/langbot"
+# shellcheck source=../scripts/lib/services.sh
+source scripts/lib/services.sh
+DIR="$(mktemp -d /tmp/langbot-bench.XXXXXX)"
+PIDS=()
+PORT="$(free_port)"; UP="$(free_port)"
+BASE="http://127.0.0.1:$PORT"
+
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+api() { curl -fs -X "$1" "$BASE/api/v1$2" -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' ${3:+-d "$3"}; }
+
+# Starts the fake upstream and the server (extra environment from the caller), waits for
+# readiness and sets PID and ready_ms.
+start_langbot() {
+  python3 bench/fake_upstream.py "$UP" & PIDS+=($!)
+  local start_ns; start_ns=$(date +%s%N)
+  LANGBOT_DATA_DIR="$DIR" LANGBOT_HTTP_ADDR="127.0.0.1:$PORT" LANGBOT_LOG=warn "$BIN" serve & PID=$!; PIDS+=($PID)
+  until curl -fs "$BASE/readyz" >/dev/null 2>&1; do sleep 0.005; done
+  ready_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+}
+
+# Sets TOKEN (owner session), KEY (API key) and PROVIDER (the fake upstream).
+setup_owner() {
+  curl -fs -XPOST "$BASE/api/v1/user/init" -H 'content-type: application/json' -d '{"user":"bench@example.com","password":"bench-password"}' >/dev/null
+  TOKEN=$(curl -fs -XPOST "$BASE/api/v1/user/auth" -H 'content-type: application/json' -d '{"user":"bench@example.com","password":"bench-password"}' | json '["data"]["token"]')
+  KEY=$(api POST /apikeys '{"name":"bench"}' | json '["data"]["key"]["key"]')
+  PROVIDER=$(api POST /provider/providers "{\"name\":\"fake\",\"requester\":\"openai-chat-completions\",\"base_url\":\"http://127.0.0.1:$UP/v1\",\"api_keys\":[\"sk\"]}" | json '["data"]["uuid"]')
+}
+
+# An enabled http_bot bot named $1 that skips signatures and calls back the fake upstream.
+create_bot() {
+  api POST /platform/bots "{\"name\":\"$1\",\"adapter\":\"http_bot\",\"enable\":true,\"adapter_config\":{\"inbound_secret\":\"bench-secret\",\"signature_required\":false,\"callback_url\":\"http://127.0.0.1:$UP/cb\"}}" | json '["data"]["uuid"]'
+}
