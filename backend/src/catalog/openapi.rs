@@ -18,7 +18,7 @@ use utoipa::openapi::{
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use super::dispatch::has_body;
-use super::{operations, Access, Method, Operation};
+use super::{operations, Access, Method, OpMeta, Operation};
 use crate::error::{ErrorBody, ErrorCode, FieldError};
 
 /// Component schemas collected while building operations.
@@ -50,14 +50,13 @@ fn http_method(m: Method) -> HttpMethod {
 }
 
 /// Error codes any operation with this access rule and input may answer with.
-fn error_codes<O: Operation>() -> BTreeSet<&'static str> {
-    let meta = &O::META;
+fn error_codes(meta: &OpMeta, body: bool) -> BTreeSet<&'static str> {
     let mut codes = vec![
         ErrorCode::InvalidRequest,
         ErrorCode::InternalError,
         ErrorCode::Unavailable,
     ];
-    if has_body::<O>() {
+    if body {
         codes.extend([ErrorCode::InvalidJson, ErrorCode::PayloadTooLarge]);
     }
     if meta.access != Access::Public {
@@ -96,7 +95,7 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
         .required("msg")
         .required("data");
 
-    let codes = error_codes::<O>();
+    let codes = error_codes(meta, has_body::<O>());
     let mut by_status: BTreeMap<u16, Vec<&str>> = BTreeMap::new();
     for code in ErrorCode::ALL {
         if codes.contains(code.as_str()) {
@@ -128,38 +127,14 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
         );
     }
 
-    let security = match meta.access {
-        Access::Public => Vec::new(),
-        Access::OptionalSession => vec![
-            SecurityRequirement::default(),
-            SecurityRequirement::new::<_, _, String>("session", []),
-        ],
-        Access::Account | Access::SessionWorkspace => {
-            vec![SecurityRequirement::new::<_, _, String>("session", [])]
-        }
-        Access::Workspace => vec![
-            SecurityRequirement::new::<_, _, String>("session", []),
-            SecurityRequirement::new::<_, _, String>("api_key", []),
-            SecurityRequirement::new::<_, _, String>("bearer_api_key", []),
-        ],
-    };
-
-    let mut extensions = ExtensionsBuilder::new()
-        .add("x-permission", json!(meta.permission.map(|p| p.as_str())))
-        .add("x-access", json!(meta.access.as_str()))
-        .add("x-error-codes", json!(codes));
-    if meta.mcp.is_some() {
-        extensions = extensions.add("x-mcp-tool", json!(true));
-    }
-
     let mut op = OperationBuilder::new()
         .operation_id(Some(meta.id))
         .summary(Some(meta.summary))
         .tag(meta.tag)
         .parameters(Some(params))
         .responses(responses)
-        .securities(Some(security))
-        .extensions(Some(extensions.build()));
+        .securities(Some(security(meta.access)))
+        .extensions(Some(extensions(meta, &codes)));
     if !meta.description.is_empty() {
         op = op.description(Some(meta.description));
     }
@@ -175,6 +150,68 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
                 )
                 .build(),
         ));
+    }
+    op.build()
+}
+
+fn security(access: Access) -> Vec<SecurityRequirement> {
+    match access {
+        Access::Public => Vec::new(),
+        Access::OptionalSession => vec![
+            SecurityRequirement::default(),
+            SecurityRequirement::new::<_, _, String>("session", []),
+        ],
+        Access::Account | Access::SessionWorkspace => {
+            vec![SecurityRequirement::new::<_, _, String>("session", [])]
+        }
+        Access::Workspace => vec![
+            SecurityRequirement::new::<_, _, String>("session", []),
+            SecurityRequirement::new::<_, _, String>("api_key", []),
+            SecurityRequirement::new::<_, _, String>("bearer_api_key", []),
+        ],
+    }
+}
+
+fn extensions(meta: &OpMeta, codes: &BTreeSet<&str>) -> utoipa::openapi::extensions::Extensions {
+    let mut extensions = ExtensionsBuilder::new()
+        .add("x-permission", json!(meta.permission.map(|p| p.as_str())))
+        .add("x-access", json!(meta.access.as_str()))
+        .add("x-error-codes", json!(codes));
+    if meta.mcp.is_some() {
+        extensions = extensions.add("x-mcp-tool", json!(true));
+    }
+    extensions.build()
+}
+
+/// A streamed endpoint outside the catalog (CSV export, SSE), documented from the `OpMeta`
+/// that authorizes it.
+pub fn streamed(
+    meta: &OpMeta,
+    params: Vec<utoipa::openapi::path::Parameter>,
+    content_type: &str,
+    success: &str,
+) -> utoipa::openapi::path::Operation {
+    let codes = error_codes(meta, false);
+    let mut op = OperationBuilder::new()
+        .operation_id(Some(meta.id))
+        .summary(Some(meta.summary))
+        .tag(meta.tag)
+        .parameters(Some(params))
+        .responses(
+            ResponsesBuilder::new().response(
+                "200",
+                ResponseBuilder::new().description(success).content(
+                    content_type,
+                    ContentBuilder::new()
+                        .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+                        .build(),
+                ),
+            ),
+        )
+        .securities(Some(security(meta.access)))
+        .extensions(Some(extensions(meta, &codes)));
+    if !meta.description.is_empty() {
+        op = op.description(Some(meta.description));
     }
     op.build()
 }
@@ -221,6 +258,12 @@ pub fn document() -> OpenApi {
             vec![http_method(meta.method)],
             op.openapi(&mut schemas),
         );
+    }
+    for (path, op) in [
+        crate::monitoring::export::openapi(),
+        crate::monitoring::inflight::openapi(),
+    ] {
+        paths.add_path_operation(path, vec![HttpMethod::Get], op);
     }
     paths.add_path_operation(
         "/healthz",

@@ -18,8 +18,10 @@ const EXPORT_ACCESS: OpMeta = OpMeta {
     id: "export_monitoring",
     method: Method::Get,
     path: "/monitoring/export",
-    summary: "",
-    description: "",
+    summary: "Monitoring records as CSV",
+    description: "`type` (messages, llm_calls, tool_calls, embedding_calls, errors, sessions; default \
+                  messages) and `limit` (1 to 50000, the default) beside the list filters; a header \
+                  row, then one row per record, newest first.",
     tag: "monitoring",
     access: Access::Workspace,
     permission: Some(Permission::DataExport),
@@ -181,4 +183,42 @@ fn cols_name(kind: RecordKind) -> &'static str {
         RecordKind::ToolCalls => "tool_calls",
         RecordKind::EmbeddingCalls => "embedding_calls",
     }
+}
+
+/// The export's entry in the OpenAPI document.
+pub fn openapi() -> (String, utoipa::openapi::path::Operation) {
+    use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    use utoipa::{IntoParams, PartialSchema};
+    let mut params = MonitoringFilter::into_params(|| Some(ParameterIn::Query));
+    // The export pages by itself; its `limit` is the row bound.
+    params.retain(|p| p.name != "offset" && p.name != "limit");
+    params.push(
+        ParameterBuilder::new()
+            .name("type")
+            .parameter_in(ParameterIn::Query)
+            .schema(Some(RecordKind::schema()))
+            .build(),
+    );
+    params.push(
+        ParameterBuilder::new()
+            .name("limit")
+            .parameter_in(ParameterIn::Query)
+            .schema(Some(
+                ObjectBuilder::new()
+                    .schema_type(Type::Integer)
+                    .minimum(Some(1))
+                    .maximum(Some(MAX_ROWS)),
+            ))
+            .build(),
+    );
+    (
+        format!("/api/v1{}", EXPORT_ACCESS.path),
+        crate::catalog::openapi::streamed(
+            &EXPORT_ACCESS,
+            params,
+            "text/csv",
+            "CSV, as an attachment",
+        ),
+    )
 }

@@ -277,12 +277,14 @@ const STREAM_ACCESS: OpMeta = OpMeta {
     id: "stream_inflight_executions",
     method: Method::Get,
     path: "/monitoring/in-flight/stream",
-    summary: "",
-    description: "",
+    summary: "The in-flight snapshot as a Server-Sent Events stream",
+    description: "`data:` frames: `{\"kind\":\"snapshot\",\"data\":…}` when the snapshot changes (the \
+                  first at once), `{\"kind\":\"heartbeat\"}` after 10 s of silence. The server \
+                  closes the stream after 60 s; reconnect. 429 `rate_limited` beyond the viewer caps.",
     tag: "monitoring",
     access: Access::Workspace,
     permission: Some(Permission::ResourceView),
-    errors: &[],
+    errors: &[ErrorCode::RateLimited],
     mcp: None,
 };
 
@@ -339,4 +341,17 @@ async fn stream(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpR
         // Compression would hold frames back.
         .insert_header(("content-encoding", "identity"))
         .streaming(body))
+}
+
+/// The stream's entry in the OpenAPI document.
+pub fn openapi() -> (String, utoipa::openapi::path::Operation) {
+    (
+        format!("/api/v1{}", STREAM_ACCESS.path),
+        crate::catalog::openapi::streamed(
+            &STREAM_ACCESS,
+            Vec::new(),
+            "text/event-stream",
+            "SSE frames",
+        ),
+    )
 }
