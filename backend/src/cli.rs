@@ -28,6 +28,8 @@ pub enum Command {
     Migrate,
     /// Print the OpenAPI document.
     Openapi,
+    /// Recompute the monitoring rollups from the records (after bulk loads or hand edits).
+    RebuildRollups,
 }
 
 pub async fn serve() -> anyhow::Result<()> {
@@ -53,6 +55,22 @@ pub async fn serve() -> anyhow::Result<()> {
     );
     app.run_until_stopped().await?;
     tracing::info!("LangBot stopped");
+    Ok(())
+}
+
+pub async fn rebuild_rollups() -> anyhow::Result<()> {
+    let settings = Settings::load()?;
+    crate::telemetry::init(&settings.log);
+    let kind = settings.database_kind()?;
+    let db = crate::db::connect(&settings.database_url(), kind).await?;
+    crate::db::migrate(&db, kind).await?;
+    let started = Instant::now();
+    let rows = crate::monitoring::rollup::rebuild(&db).await?;
+    tracing::info!(
+        rows,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "monitoring rollups rebuilt"
+    );
     Ok(())
 }
 

@@ -10,6 +10,7 @@ async fn main() -> std::process::ExitCode {
     let result = match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => langbot::cli::serve().await,
         Command::Migrate => langbot::cli::migrate().await,
+        Command::RebuildRollups => langbot::cli::rebuild_rollups().await,
         Command::Openapi => {
             print!("{}", langbot::catalog::openapi::document_json());
             Ok(())

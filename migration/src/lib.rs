@@ -8,6 +8,8 @@ mod m20261130_000002_providers;
 mod m20261130_000003_pipelines_bots;
 mod m20261130_000004_runtime;
 mod m20261130_000005_monitoring_indexes;
+mod m20261130_000006_monitoring_rollups;
+pub mod rollups;
 
 pub struct Migrator;
 
@@ -20,6 +22,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000003_pipelines_bots::Migration),
             Box::new(m20261130_000004_runtime::Migration),
             Box::new(m20261130_000005_monitoring_indexes::Migration),
+            Box::new(m20261130_000006_monitoring_rollups::Migration),
         ]
     }
 }

@@ -13,6 +13,7 @@ mod mcp;
 mod monitoring;
 mod monitoring_filters;
 mod monitoring_live;
+mod monitoring_rollups;
 mod negative_inputs;
 mod openapi;
 mod permission_matrix;

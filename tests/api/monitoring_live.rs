@@ -718,6 +718,10 @@ async fn insert_execution(
         started_at: Set(now - started_ago),
         finished_at: Set((status != "running").then_some(now - started_ago)),
         duration_ms: Set(None),
+        llm_calls: Set(0),
+        input_tokens: Set(0),
+        output_tokens: Set(0),
+        total_tokens: Set(0),
     }
     .insert(&app.state.db)
     .await

@@ -23,6 +23,11 @@ pub struct Model {
     pub started_at: DateTimeUtc,
     pub finished_at: Option<DateTimeUtc>,
     pub duration_ms: Option<i64>,
+    /// Its LLM calls and their tokens, kept by the recorder.
+    pub llm_calls: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub total_tokens: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -10,6 +10,7 @@ pub mod membership;
 pub mod model;
 pub mod monitoring_error;
 pub mod monitoring_message;
+pub mod monitoring_rollup;
 pub mod monitoring_session;
 pub mod pipeline;
 pub mod provider;

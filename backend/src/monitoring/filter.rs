@@ -122,7 +122,7 @@ fn session_ids(ids: &[String]) -> Result<(), ValidationError> {
 }
 
 /// A validated time window.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Window {
     pub start: Option<DateTime<Utc>>,
     pub end: Option<DateTime<Utc>>,

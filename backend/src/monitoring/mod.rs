@@ -8,4 +8,6 @@ pub mod filter;
 pub mod inflight;
 pub mod maintenance;
 pub mod ops;
+pub mod rollup;
 pub mod service;
+pub mod totals;

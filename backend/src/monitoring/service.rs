@@ -2,7 +2,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use sea_orm::sea_query::Expr;
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
     QuerySelect,
@@ -11,46 +10,13 @@ use serde_json::{json, Value};
 
 use super::dto::*;
 use super::filter::{condition, Columns, MonitoringFilter, Window};
+use super::rollup::{Tally, EXECUTION, LLM_CALL, MESSAGE};
+use super::totals::{overall, tally, By};
 use crate::access::WorkspaceCtx;
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
 };
 use crate::error::{ApiError, ApiResult};
-
-/// Token sums (cast: PostgreSQL sums BIGINT into NUMERIC).
-#[derive(Debug, sea_orm::FromQueryResult)]
-struct TokenSums {
-    key: Option<String>,
-    n: i64,
-    i: i64,
-    o: i64,
-    t: i64,
-}
-
-fn token_sums<E: EntityTrait>(
-    select: sea_orm::Select<E>,
-    key: Option<llm_call::Column>,
-) -> sea_orm::Selector<sea_orm::SelectModel<TokenSums>> {
-    let mut q = select.select_only();
-    q = match key {
-        Some(k) => q.column_as(k, "key").group_by(k),
-        None => q.column_as(Expr::cust("NULL"), "key"),
-    };
-    q.column_as(Expr::cust("COUNT(*)"), "n")
-        .column_as(
-            Expr::cust("CAST(COALESCE(SUM(input_tokens), 0) AS BIGINT)"),
-            "i",
-        )
-        .column_as(
-            Expr::cust("CAST(COALESCE(SUM(output_tokens), 0) AS BIGINT)"),
-            "o",
-        )
-        .column_as(
-            Expr::cust("CAST(COALESCE(SUM(total_tokens), 0) AS BIGINT)"),
-            "t",
-        )
-        .into_model::<TokenSums>()
-}
 
 pub const SECTIONS: &[&str] = &[
     "inputs",
@@ -64,7 +30,7 @@ pub const SECTIONS: &[&str] = &[
 ];
 const OVERVIEW_SECTIONS: &[&str] = &["inputs", "outputs", "deliveries", "errors"];
 
-fn execution_cols() -> Columns<execution::Column> {
+pub(super) fn execution_cols() -> Columns<execution::Column> {
     Columns {
         workspace: execution::Column::WorkspaceUuid,
         time: execution::Column::StartedAt,
@@ -76,7 +42,7 @@ fn execution_cols() -> Columns<execution::Column> {
     }
 }
 
-fn message_cols() -> Columns<monitoring_message::Column> {
+pub(super) fn message_cols() -> Columns<monitoring_message::Column> {
     Columns {
         workspace: monitoring_message::Column::WorkspaceUuid,
         time: monitoring_message::Column::Timestamp,
@@ -88,7 +54,7 @@ fn message_cols() -> Columns<monitoring_message::Column> {
     }
 }
 
-fn llm_cols() -> Columns<llm_call::Column> {
+pub(super) fn llm_cols() -> Columns<llm_call::Column> {
     Columns {
         workspace: llm_call::Column::WorkspaceUuid,
         time: llm_call::Column::Timestamp,
@@ -124,7 +90,7 @@ fn session_cols() -> Columns<monitoring_session::Column> {
     }
 }
 
-fn execution_condition(ws: &WorkspaceCtx, f: &MonitoringFilter, w: Window) -> Condition {
+pub(super) fn execution_condition(ws: &WorkspaceCtx, f: &MonitoringFilter, w: Window) -> Condition {
     let mut cond = condition(&ws.uuid.to_string(), f, w, &execution_cols());
     if !f.statuses.is_empty() {
         cond = cond.add(execution::Column::Status.is_in(f.statuses.iter().map(|s| s.as_str())));
@@ -167,7 +133,6 @@ async fn rows_with_details(
     db: &impl ConnectionTrait,
     items: Vec<execution::Model>,
 ) -> ApiResult<Vec<ExecutionRow>> {
-    let ids: Vec<String> = items.iter().map(|e| e.id.clone()).collect();
     let message_ids: Vec<String> = items.iter().filter_map(|e| e.message_id.clone()).collect();
     let previews: HashMap<String, String> = monitoring_message::Entity::find()
         .filter(monitoring_message::Column::Id.is_in(message_ids))
@@ -176,57 +141,18 @@ async fn rows_with_details(
         .into_iter()
         .map(|m| (m.id, preview(&m.message_content, 160)))
         .collect();
-    let usage_rows = token_sums(
-        llm_call::Entity::find().filter(llm_call::Column::ExecutionId.is_in(ids)),
-        Some(llm_call::Column::ExecutionId),
-    )
-    .all(db)
-    .await?;
-    let usage: HashMap<String, Tokens> = usage_rows
-        .into_iter()
-        .filter_map(|r| {
-            r.key.map(|id| {
-                (
-                    id,
-                    Tokens {
-                        input_tokens: r.i,
-                        output_tokens: r.o,
-                        total_tokens: r.t,
-                    },
-                )
-            })
-        })
-        .collect();
     Ok(items
         .into_iter()
         .map(|e| {
             let p = e.message_id.as_ref().and_then(|m| previews.get(m).cloned());
-            let u = usage.get(&e.id).copied();
+            let u = (e.llm_calls > 0).then_some(Tokens {
+                input_tokens: e.input_tokens,
+                output_tokens: e.output_tokens,
+                total_tokens: e.total_tokens,
+            });
             ExecutionRow::new(e, p, u)
         })
         .collect())
-}
-
-/// Tokens of the LLM calls matching the filter.
-async fn token_totals(
-    db: &impl ConnectionTrait,
-    ws: &WorkspaceCtx,
-    f: &MonitoringFilter,
-    w: Window,
-) -> ApiResult<Tokens> {
-    let row = token_sums(
-        llm_call::Entity::find().filter(condition(&ws.uuid.to_string(), f, w, &llm_cols())),
-        None,
-    )
-    .one(db)
-    .await?;
-    Ok(row
-        .map(|r| Tokens {
-            input_tokens: r.i,
-            output_tokens: r.o,
-            total_tokens: r.t,
-        })
-        .unwrap_or_default())
 }
 
 pub async fn executions(
@@ -237,8 +163,8 @@ pub async fn executions(
     let w = f.window()?;
     let (limit, offset) = (f.limit(50), f.offset());
     let cond = execution_condition(ws, f, w);
-    // The page, the status counts (whose sum is the total) and the token sums are
-    // independent: run them side by side on the pool.
+    // The page and the status counts (whose sum is the total; with the tokens of those
+    // executions) are independent: run them side by side on the pool.
     let page = execution::Entity::find()
         .filter(cond.clone())
         .order_by_desc(execution::Column::StartedAt)
@@ -246,22 +172,13 @@ pub async fn executions(
         .offset(offset)
         .limit(limit)
         .all(db);
-    let counts = execution::Entity::find()
-        .select_only()
-        .column(execution::Column::Status)
-        .column_as(Expr::cust("COUNT(*)"), "n")
-        .filter(cond)
-        .group_by(execution::Column::Status)
-        .into_tuple::<(String, i64)>()
-        .all(db);
-    let (items, counts, tokens) = tokio::try_join!(
+    let (items, counts) = tokio::try_join!(
         async { page.await.map_err(ApiError::from) },
-        async { counts.await.map_err(ApiError::from) },
-        token_totals(db, ws, f, w),
+        tally(db, ws, EXECUTION, f, w, By::Status),
     )?;
     let mut summary = ExecutionSummary::default();
-    for (status, n) in counts {
-        let n = u64::try_from(n).unwrap_or(0);
+    for (status, t) in &counts {
+        let n = u64::try_from(t.n).unwrap_or(0);
         summary.total += n;
         match status.as_str() {
             "queued" => summary.queued = n,
@@ -272,6 +189,12 @@ pub async fn executions(
             _ => summary.ignored += n,
         }
     }
+    let all = overall(&counts);
+    let tokens = Tokens {
+        input_tokens: all.input_tokens,
+        output_tokens: all.output_tokens,
+        total_tokens: all.total_tokens,
+    };
     let total = summary.total;
     let items = rows_with_details(db, items).await?;
     Ok(ExecutionPage {
@@ -294,30 +217,25 @@ pub async fn overview(
 ) -> ApiResult<Overview> {
     let w = f.window()?;
     let id = ws.uuid.to_string();
-    let messages = condition(&id, f, w, &message_cols());
-    let total_messages = monitoring_message::Entity::find()
-        .filter(messages.clone())
-        .count(db)
-        .await?;
-    let ok = monitoring_message::Entity::find()
-        .filter(messages)
-        .filter(monitoring_message::Column::Status.eq("success"))
-        .count(db)
-        .await?;
-    let llm_calls = llm_call::Entity::find()
-        .filter(condition(&id, f, w, &llm_cols()))
-        .count(db)
-        .await?;
     let sessions =
         condition(&id, f, w, &session_cols()).add(monitoring_session::Column::IsActive.eq(true));
-    let active_sessions = monitoring_session::Entity::find()
-        .filter(sessions)
-        .count(db)
-        .await?;
-    let executions = execution::Entity::find()
-        .filter(execution_condition(ws, f, w))
-        .count(db)
-        .await?;
+    let (messages, llm, executions, active_sessions) = tokio::try_join!(
+        tally(db, ws, MESSAGE, f, w, By::Status),
+        tally(db, ws, LLM_CALL, f, w, By::Nothing),
+        tally(db, ws, EXECUTION, f, w, By::Nothing),
+        async {
+            monitoring_session::Entity::find()
+                .filter(sessions)
+                .count(db)
+                .await
+                .map_err(ApiError::from)
+        },
+    )?;
+    let count = |t: Tally| u64::try_from(t.n).unwrap_or(0);
+    let total_messages = count(overall(&messages));
+    let ok = count(messages.get("success").copied().unwrap_or_default());
+    let llm_calls = count(overall(&llm));
+    let executions = count(overall(&executions));
     let rate = if total_messages == 0 {
         100.0
     } else {
@@ -350,8 +268,25 @@ pub enum RecordKind {
     Errors,
 }
 
+/// The number of records of a kind matching a filter: from the rollups when the kind has
+/// them, else counted.
+macro_rules! record_total {
+    ($db:expr, $ws:expr, $f:expr, $w:expr, $entity:ident, $cond:expr, None) => {
+        $entity::Entity::find()
+            .filter($cond)
+            .count($db)
+            .await
+            .map_err(ApiError::from)
+    };
+    ($db:expr, $ws:expr, $f:expr, $w:expr, $entity:ident, $cond:expr, $kind:expr) => {
+        tally($db, $ws, $kind, $f, $w, By::Nothing)
+            .await
+            .map(|t| u64::try_from(overall(&t).n).unwrap_or(0))
+    };
+}
+
 macro_rules! record_page {
-    ($name:ident, $entity:ident, $row:ty, $cols:expr, $time:expr, $id:expr) => {
+    ($name:ident, $entity:ident, $row:ty, $cols:expr, $time:expr, $id:expr, $kind:tt) => {
         /// One page, newest first, and the total.
         pub async fn $name(
             db: &impl ConnectionTrait,
@@ -360,18 +295,17 @@ macro_rules! record_page {
         ) -> ApiResult<(Vec<$row>, u64)> {
             let w = f.window()?;
             let cond = condition(&ws.uuid.to_string(), f, w, &$cols);
-            let total = $entity::Entity::find()
-                .filter(cond.clone())
-                .count(db)
-                .await?;
             let rows = $entity::Entity::find()
-                .filter(cond)
+                .filter(cond.clone())
                 .order_by_desc($time)
                 .order_by_desc($id)
                 .offset(f.offset())
                 .limit(f.limit(100))
-                .all(db)
-                .await?;
+                .all(db);
+            let (rows, total) =
+                tokio::try_join!(async { rows.await.map_err(ApiError::from) }, async {
+                    record_total!(db, ws, f, w, $entity, cond, $kind)
+                },)?;
             Ok((rows.into_iter().map(<$row>::from).collect(), total))
         }
     };
@@ -383,7 +317,8 @@ record_page!(
     MessageRow,
     message_cols(),
     monitoring_message::Column::Timestamp,
-    monitoring_message::Column::Id
+    monitoring_message::Column::Id,
+    MESSAGE
 );
 record_page!(
     llm_calls,
@@ -391,7 +326,8 @@ record_page!(
     LlmCallRow,
     llm_cols(),
     llm_call::Column::Timestamp,
-    llm_call::Column::Id
+    llm_call::Column::Id,
+    LLM_CALL
 );
 record_page!(
     errors,
@@ -399,7 +335,8 @@ record_page!(
     ErrorRow,
     error_cols(),
     monitoring_error::Column::Timestamp,
-    monitoring_error::Column::Id
+    monitoring_error::Column::Id,
+    None
 );
 
 /// Sessions, most recently active first; status and mode filters are refused.
@@ -708,21 +645,15 @@ pub async fn token_statistics(
     f: &MonitoringFilter,
 ) -> ApiResult<super::ops::TokenStatistics> {
     let w = f.window()?;
-    let cond = condition(&ws.uuid.to_string(), f, w, &llm_cols());
-    let rows = token_sums(
-        llm_call::Entity::find().filter(cond),
-        Some(llm_call::Column::ModelName),
-    )
-    .all(db)
-    .await?;
+    let rows = tally(db, ws, LLM_CALL, f, w, By::Model).await?;
     let mut by_model: Vec<super::ops::ModelTokens> = rows
         .into_iter()
-        .map(|r| super::ops::ModelTokens {
-            model_name: r.key.unwrap_or_default(),
-            calls: u64::try_from(r.n).unwrap_or(0),
-            input_tokens: r.i,
-            output_tokens: r.o,
-            total_tokens: r.t,
+        .map(|(model_name, t)| super::ops::ModelTokens {
+            model_name,
+            calls: u64::try_from(t.n).unwrap_or(0),
+            input_tokens: t.input_tokens,
+            output_tokens: t.output_tokens,
+            total_tokens: t.total_tokens,
         })
         .collect();
     by_model.sort_by(|a, b| a.model_name.cmp(&b.model_name));

@@ -2,16 +2,18 @@
 //! a failed write is logged and the turn goes on.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::sea_query::{Expr, OnConflict, SimpleExpr};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, DatabaseConnection,
+    DatabaseTransaction, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    TransactionTrait,
 };
 use serde_json::Value;
 
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
 };
+use crate::monitoring::rollup::{self, Deltas, Key, Tally};
 
 /// Announces an execution change to in-flight viewers on every replica.
 pub async fn notify(store: &dyn crate::session_store::SessionStore, workspace: &str) {
@@ -79,8 +81,88 @@ pub async fn start_execution(
         started_at: Set(now),
         finished_at: Set(None),
         duration_ms: Set(None),
+        llm_calls: Set(0),
+        input_tokens: Set(0),
+        output_tokens: Set(0),
+        total_tokens: Set(0),
     };
-    logged("execution", row.insert(db).await);
+    let result = in_transaction(db, |txn| {
+        Box::pin(async move {
+            let e = row.insert(txn).await?;
+            let mut d = Deltas::default();
+            d.add(Key::execution(&e), Tally::one());
+            d.apply(txn).await
+        })
+    })
+    .await;
+    logged("execution", result);
+}
+
+/// Runs `work` in a transaction whose first statement must be a write (SQLite then takes
+/// the write lock up front instead of failing to upgrade a stale read).
+async fn in_transaction<F>(db: &DatabaseConnection, work: F) -> Result<(), DbErr>
+where
+    F: for<'c> FnOnce(
+            &'c DatabaseTransaction,
+        ) -> futures_util::future::BoxFuture<'c, Result<(), DbErr>>
+        + Send,
+{
+    let txn = db.begin().await?;
+    work(&txn).await?;
+    txn.commit().await
+}
+
+/// Moves an execution to `status` with the other `sets`, and its share of the rollups (one
+/// execution, its tokens) from the old status to the new. The update applies only if the
+/// status is still the one read (and `guard` holds), so concurrent moves each count once.
+/// Returns whether it moved.
+pub async fn transition(
+    db: &DatabaseConnection,
+    id: &str,
+    status: &str,
+    sets: Vec<(execution::Column, SimpleExpr)>,
+    guard: Condition,
+) -> Result<bool, DbErr> {
+    for _ in 0..8 {
+        let Some(before) = execution::Entity::find_by_id(id.to_string())
+            .filter(guard.clone())
+            .one(db)
+            .await?
+        else {
+            return Ok(false);
+        };
+        let txn = db.begin().await?;
+        let mut update = execution::Entity::update_many()
+            .col_expr(execution::Column::Status, Expr::value(status));
+        for (c, v) in sets.iter().cloned() {
+            update = update.col_expr(c, v);
+        }
+        let moved = update
+            .filter(execution::Column::Id.eq(id))
+            .filter(execution::Column::Status.eq(before.status.clone()))
+            .filter(guard.clone())
+            .exec(&txn)
+            .await?
+            .rows_affected;
+        if moved == 0 {
+            continue; // changed meanwhile: read again
+        }
+        // Read under the row lock the update holds: the tokens are final for this move.
+        if let Some(after) = execution::Entity::find_by_id(id.to_string())
+            .one(&txn)
+            .await?
+        {
+            let mut d = Deltas::default();
+            let mut old = after.clone();
+            old.status = before.status;
+            d.add(Key::execution(&old), Tally::of_execution(&old).negated());
+            d.add(Key::execution(&after), Tally::of_execution(&after));
+            d.apply(&txn).await?;
+        }
+        txn.commit().await?;
+        return Ok(true);
+    }
+    Ok(false)
 }
 
 pub async fn progress(db: &DatabaseConnection, s: &Scope, stage: &str) {
@@ -104,25 +186,23 @@ pub async fn finish_execution(
     started: DateTime<Utc>,
 ) {
     let now = crate::db::now();
-    let result = execution::Entity::update_many()
-        .col_expr(execution::Column::Status, Expr::value(status))
-        .col_expr(
+    let sets = vec![
+        (
             execution::Column::Error,
             Expr::value(error.map(str::to_string)),
-        )
-        .col_expr(execution::Column::FinishedAt, Expr::value(now))
-        .col_expr(
+        ),
+        (execution::Column::FinishedAt, Expr::value(now)),
+        (
             execution::Column::DurationMs,
             Expr::value((now - started).num_milliseconds()),
-        )
-        .col_expr(execution::Column::ProgressEvent, Expr::value("finished"))
-        .col_expr(
+        ),
+        (execution::Column::ProgressEvent, Expr::value("finished")),
+        (
             execution::Column::LeaseExpiresAt,
             Expr::value(Option::<DateTime<Utc>>::None),
-        )
-        .filter(execution::Column::Id.eq(s.execution_id.clone()))
-        .exec(db)
-        .await;
+        ),
+    ];
+    let result = transition(db, &s.execution_id, status, sets, Condition::all()).await;
     logged("execution finish", result);
 }
 
@@ -163,7 +243,28 @@ pub async fn message(db: &DatabaseConnection, s: &Scope, m: MessageRecord<'_>) {
         event_id: Set(m.event_id.map(str::to_string)),
         parent_message_id: Set(m.parent_message_id.map(str::to_string)),
     };
-    logged("message", row.insert(db).await);
+    let result = in_transaction(db, |txn| {
+        Box::pin(async move {
+            let m = row.insert(txn).await?;
+            let mut d = Deltas::default();
+            d.add(
+                Key {
+                    workspace: m.workspace_uuid,
+                    kind: rollup::MESSAGE,
+                    hour: rollup::hour_of(m.timestamp),
+                    bot_id: m.bot_id,
+                    pipeline_id: m.pipeline_id,
+                    mode: m.mode,
+                    status: m.status,
+                    model_name: String::new(),
+                },
+                Tally::one(),
+            );
+            d.apply(txn).await
+        })
+    })
+    .await;
+    logged("message", result);
     touch_session(db, s, m.platform, m.user_id, m.user_name, now).await;
 }
 
@@ -261,7 +362,63 @@ pub async fn llm_call(db: &DatabaseConnection, s: &Scope, c: LlmCallRecord<'_>) 
         message_id: Set(c.message_id.map(str::to_string)),
         details: Set(Some(c.details)),
     };
-    logged("llm call", row.insert(db).await);
+    let result = in_transaction(db, |txn| {
+        Box::pin(async move {
+            let c = row.insert(txn).await?;
+            let tokens = Tally {
+                n: 0,
+                input_tokens: c.input_tokens,
+                output_tokens: c.output_tokens,
+                total_tokens: c.total_tokens,
+            };
+            let mut d = Deltas::default();
+            d.add(
+                Key {
+                    workspace: c.workspace_uuid.clone(),
+                    kind: rollup::LLM_CALL,
+                    hour: rollup::hour_of(c.timestamp),
+                    bot_id: c.bot_id.clone(),
+                    pipeline_id: c.pipeline_id.clone(),
+                    mode: c.mode.clone(),
+                    status: c.status.clone(),
+                    model_name: c.model_name.clone(),
+                },
+                Tally { n: 1, ..tokens },
+            );
+            // The owning execution's totals, and its rollup row under its current status
+            // (read after the update, which locks the row against a concurrent move).
+            let exec = c.execution_id.clone().unwrap_or_default();
+            let plus = |col: execution::Column, v: i64| Expr::col(col).add(v);
+            let updated = execution::Entity::update_many()
+                .col_expr(
+                    execution::Column::LlmCalls,
+                    plus(execution::Column::LlmCalls, 1),
+                )
+                .col_expr(
+                    execution::Column::InputTokens,
+                    plus(execution::Column::InputTokens, c.input_tokens),
+                )
+                .col_expr(
+                    execution::Column::OutputTokens,
+                    plus(execution::Column::OutputTokens, c.output_tokens),
+                )
+                .col_expr(
+                    execution::Column::TotalTokens,
+                    plus(execution::Column::TotalTokens, c.total_tokens),
+                )
+                .filter(execution::Column::Id.eq(exec.clone()))
+                .exec(txn)
+                .await?;
+            if updated.rows_affected > 0 {
+                if let Some(e) = execution::Entity::find_by_id(exec).one(txn).await? {
+                    d.add(Key::execution(&e), tokens);
+                }
+            }
+            d.apply(txn).await
+        })
+    })
+    .await;
+    logged("llm call", result);
 }
 
 pub async fn error(
