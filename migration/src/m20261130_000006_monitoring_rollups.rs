@@ -18,6 +18,33 @@ fn col(name: &str) -> ColumnDef {
     ColumnDef::new(Alias::new(name))
 }
 
+/// Rollup reads answered from the index alone, and the lease reaper's scan.
+const INDEXES: &[(&str, &str, &[&str])] = &[
+    (
+        "ix_monitoring_rollups_cover",
+        rollups::TABLE,
+        &[
+            "workspace_uuid",
+            "kind",
+            "hour",
+            "bot_id",
+            "pipeline_id",
+            "mode",
+            "status",
+            "model_name",
+            "n",
+            "input_tokens",
+            "output_tokens",
+            "total_tokens",
+        ],
+    ),
+    (
+        "ix_executions_lease",
+        "monitoring_executions",
+        &["status", "lease_expires_at"],
+    ),
+];
+
 const EXECUTION_TOTALS: &[&str] = &["llm_calls", "input_tokens", "output_tokens", "total_tokens"];
 
 #[async_trait::async_trait]
@@ -78,6 +105,14 @@ impl MigrationTrait for Migration {
                     .on_delete(ForeignKeyAction::Cascade),
             );
         manager.create_table(table.to_owned()).await?;
+        for (name, table, cols) in INDEXES {
+            let mut index = Index::create();
+            index.name(*name).table(Alias::new(*table));
+            for c in *cols {
+                index.col(Alias::new(*c));
+            }
+            manager.create_index(index.to_owned()).await?;
+        }
         for sql in rollups::rebuild_statements(manager.get_database_backend()) {
             db.execute_unprepared(&sql).await?;
         }
@@ -85,6 +120,14 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .drop_index(
+                Index::drop()
+                    .name("ix_executions_lease")
+                    .table(Alias::new("monitoring_executions"))
+                    .to_owned(),
+            )
+            .await?;
         manager
             .drop_table(Table::drop().table(Alias::new(rollups::TABLE)).to_owned())
             .await?;

@@ -5,8 +5,8 @@ use sea_orm_migration::sea_orm::DbBackend;
 
 pub const TABLE: &str = "monitoring_rollups";
 
-/// The hour (since the Unix epoch) of a timestamp column, as SQL.
-fn hour(backend: DbBackend, column: &str) -> String {
+/// The hour (since the Unix epoch, UTC) of a timestamp column, as SQL.
+pub fn hour(backend: DbBackend, column: &str) -> String {
     match backend {
         DbBackend::Postgres => {
             format!("CAST(FLOOR(EXTRACT(EPOCH FROM {column}) / 3600) AS BIGINT)")
@@ -46,21 +46,21 @@ pub fn rebuild_statements(backend: DbBackend) -> Vec<String> {
     out.push(format!("DELETE FROM {TABLE}"));
     out.push(insert(
         "execution",
-        "started_at",
+        "\"started_at\"",
         "monitoring_executions",
         "''",
         &format!("{i}, {o}, {t}"),
     ));
     out.push(insert(
         "message",
-        "timestamp",
+        "\"timestamp\"",
         "monitoring_messages",
         "''",
         "0, 0, 0",
     ));
     out.push(insert(
         "llm_call",
-        "timestamp",
+        "\"timestamp\"",
         "monitoring_llm_calls",
         "model_name",
         &format!("{i}, {o}, {t}"),

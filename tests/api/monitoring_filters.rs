@@ -371,6 +371,10 @@ fn bad_filter_queries() -> Vec<(String, Option<&'static str>)> {
         ("end_time=yesterday".into(), Some("end_time")),
         ("endTime=2024-13-45".into(), Some("end_time")),
         ("end_time=2024-13-45T00:00:00Z".into(), Some("end_time")),
+        // Unknown time-series buckets.
+        ("bucket=week".into(), None),
+        ("bucket=HOUR".into(), None),
+        ("bucket=".into(), None),
         // Empty dates.
         ("start_time=".into(), None),
         ("end_time=".into(), None),

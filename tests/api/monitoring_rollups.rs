@@ -285,7 +285,16 @@ async fn totals(app: &TestApp, owner: &str, query: &str) -> Value {
     let llm = get("llm-calls").await;
     let overview = get("overview").await;
     let tokens = get("token-statistics").await;
+    let daily = app
+        .get_as(
+            owner,
+            &format!("/api/v1/monitoring/token-statistics?bucket=day&{query}"),
+        )
+        .await;
+    let traffic = get("data").await["traffic"].clone();
     json!({
+        "daily": ok(&daily, "daily token statistics")["timeseries"],
+        "traffic": traffic,
         "executions": executions["total"],
         "summary": executions["summary"],
         "messages": messages["total"],
@@ -381,4 +390,92 @@ fn urlencoding(s: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
+}
+
+#[tokio::test]
+async fn token_series_and_traffic_bucket_records_by_hour_and_day() {
+    let app = spawn_app().await;
+    let (rig, _broken) = traffic(&app).await;
+    // Executions 2h10m apart: some hours have nothing.
+    spread_over_hours(&app, 130).await;
+    let db = &app.state.db;
+    let calls = llm_call::Entity::find().all(db).await.unwrap();
+    let messages = monitoring_message::Entity::find().all(db).await.unwrap();
+    let hour_label = |t: DateTime<Utc>| t.format("%Y-%m-%d %H:00").to_string();
+    let mut want: std::collections::BTreeMap<String, (u64, i64)> = Default::default();
+    for c in &calls {
+        let e = want.entry(hour_label(c.timestamp)).or_default();
+        e.0 += 1;
+        e.1 += c.total_tokens;
+    }
+    let stats = ok(
+        &app.get_as(&rig.owner, "/api/v1/monitoring/token-statistics")
+            .await,
+        "token statistics",
+    );
+    assert_eq!(stats["bucket"], "hour");
+    let got: std::collections::BTreeMap<String, (u64, i64)> = stats["timeseries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let b = p["bucket"].as_str().unwrap().to_string();
+            (
+                b,
+                (
+                    p["calls"].as_u64().unwrap(),
+                    p["total_tokens"].as_i64().unwrap(),
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(got, want, "{stats}");
+    assert!(want.len() >= 4, "the calls span hours: {want:?}");
+    assert_eq!(stats["timeseries_truncated"], false);
+
+    // A bounded window of a few hours: hourly traffic, zero-filled from its first hour to
+    // its last, counting every message and call in the window.
+    let first = messages.iter().map(|m| m.timestamp).min().unwrap();
+    let last = messages.iter().map(|m| m.timestamp).max().unwrap();
+    let data = ok(
+        &app.get_as(
+            &rig.owner,
+            &format!(
+                "/api/v1/monitoring/data?start_time={}&end_time={}",
+                at(first),
+                at(last)
+            ),
+        )
+        .await,
+        "data",
+    );
+    let traffic = &data["traffic"];
+    assert_eq!(traffic["bucket"], "hour", "{traffic}");
+    let points = traffic["points"].as_array().unwrap();
+    let hours = (last.timestamp() / 3600 - first.timestamp() / 3600 + 1) as usize;
+    assert_eq!(points.len(), hours, "{traffic}");
+    assert_eq!(
+        points[0]["timestamp"],
+        first.format("%Y-%m-%dT%H:00:00Z").to_string()
+    );
+    let sum = |k: &str| points.iter().map(|p| p[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum("messages"), messages.len() as u64);
+    assert_eq!(sum("llm_calls"), calls.len() as u64);
+    assert!(
+        points.iter().any(|p| p["messages"] == 0),
+        "zero-filled: {traffic}"
+    );
+    // Unbounded: daily.
+    let all = ok(
+        &app.get_as(&rig.owner, "/api/v1/monitoring/data").await,
+        "data",
+    );
+    assert_eq!(all["traffic"]["bucket"], "day");
+    let daily: u64 = all["traffic"]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["messages"].as_u64().unwrap())
+        .sum();
+    assert_eq!(daily, messages.len() as u64);
 }

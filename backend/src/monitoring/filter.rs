@@ -47,6 +47,37 @@ pub enum Mode {
     Debug,
 }
 
+/// Time-series bucket size.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Bucket {
+    #[default]
+    Hour,
+    Day,
+}
+
+impl Bucket {
+    /// The first hour of the bucket holding `hour`.
+    pub fn first_hour(self, hour: i64) -> i64 {
+        match self {
+            Self::Hour => hour,
+            Self::Day => hour.div_euclid(24) * 24,
+        }
+    }
+
+    pub fn hours(self) -> i64 {
+        match self {
+            Self::Hour => 1,
+            Self::Day => 24,
+        }
+    }
+
+    /// The start of the hour `hour`.
+    pub fn start(hour: i64) -> chrono::DateTime<chrono::Utc> {
+        chrono::DateTime::from_timestamp(hour.saturating_mul(3600), 0).unwrap_or_default()
+    }
+}
+
 /// Filters of monitoring reads. LangBot's camelCase names are accepted too.
 #[derive(Debug, Clone, Default, Deserialize, IntoParams, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -78,6 +109,10 @@ pub struct MonitoringFilter {
     pub limit: Option<u64>,
     #[validate(range(max = 10_000_000))]
     pub offset: Option<u64>,
+    /// Time-series buckets of token-statistics (`hour` by default).
+    #[serde(default)]
+    #[param(inline)]
+    pub bucket: Option<Bucket>,
 }
 
 fn each(

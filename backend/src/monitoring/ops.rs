@@ -6,7 +6,7 @@ use utoipa::{IntoParams, ToSchema};
 use validator::Validate;
 
 use super::dto::*;
-use super::filter::MonitoringFilter;
+use super::filter::{Bucket, MonitoringFilter};
 use super::service::{self, RecordKind};
 use crate::access::{Permission, RequestCtx};
 use crate::catalog::{Access, Input, McpTool, Method, NoBody, NoParams, OpMeta, Operation};
@@ -395,6 +395,39 @@ pub struct TokenStatistics {
     pub totals: Tokens,
     pub calls: u64,
     pub by_model: Vec<ModelTokens>,
+    pub bucket: Bucket,
+    /// Buckets with calls, oldest first (the newest 1000).
+    pub timeseries: Vec<SeriesPoint>,
+    /// More buckets had calls than were kept.
+    pub timeseries_truncated: bool,
+}
+
+/// Token use in one time bucket.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SeriesPoint {
+    /// `YYYY-MM-DD HH:00` (hour) or `YYYY-MM-DD` (day), UTC.
+    pub bucket: String,
+    pub calls: u64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub total_tokens: i64,
+}
+
+/// Messages and LLM calls over time.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Traffic {
+    pub bucket: Bucket,
+    pub points: Vec<TrafficPoint>,
+    /// The range had more buckets than the 1000 kept.
+    pub truncated: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TrafficPoint {
+    /// The bucket's start, `YYYY-MM-DDTHH:00:00Z`.
+    pub timestamp: String,
+    pub messages: u64,
+    pub llm_calls: u64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -433,6 +466,7 @@ impl Operation for GetTokenStatistics {
 /// The dashboard's combined read.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct DashboardData {
+    pub traffic: Traffic,
     pub overview: Overview,
     pub executions: ExecutionPage,
     pub messages: Vec<MessageRow>,
@@ -482,6 +516,7 @@ impl Operation for GetData {
         let (sessions, s_total) = service::sessions(db, ws, &sessions_filter).await?;
         let (errors, e_total) = service::errors(db, ws, &f).await?;
         Ok(DashboardData {
+            traffic: service::traffic(db, ws, &f).await?,
             overview: service::overview(db, ws, &f).await?,
             executions: service::executions(db, ws, &f).await?,
             messages,

@@ -268,6 +268,8 @@ pub async fn rebuild(db: &DatabaseConnection) -> Result<u64, DbErr> {
         txn.execute_unprepared(&sql).await?;
     }
     txn.commit().await?;
+    // Fresh statistics: the planner otherwise still sees the table as it was.
+    db.execute_unprepared("ANALYZE monitoring_rollups").await?;
     rollup::Entity::find().count(db).await
 }
 

@@ -9,9 +9,9 @@ use sea_orm::{
 use serde_json::{json, Value};
 
 use super::dto::*;
-use super::filter::{condition, Columns, MonitoringFilter, Window};
+use super::filter::{condition, Bucket, Columns, MonitoringFilter, Window};
 use super::rollup::{Tally, EXECUTION, LLM_CALL, MESSAGE};
-use super::totals::{overall, tally, By};
+use super::totals::{bucketed, overall, tally, By};
 use crate::access::WorkspaceCtx;
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
@@ -638,17 +638,25 @@ pub async fn detail(
     })
 }
 
-/// Token use in the filter, in total and per model.
+/// Buckets newest-first kept in a series.
+pub const SERIES_BUCKETS: usize = 1000;
+
+/// Token use in the filter: in total, per model, and over time (the newest
+/// `SERIES_BUCKETS` buckets with calls, oldest first).
 pub async fn token_statistics(
     db: &impl ConnectionTrait,
     ws: &WorkspaceCtx,
     f: &MonitoringFilter,
 ) -> ApiResult<super::ops::TokenStatistics> {
+    use super::ops::{ModelTokens, SeriesPoint, TokenStatistics};
     let w = f.window()?;
-    let rows = tally(db, ws, LLM_CALL, f, w, By::Model).await?;
-    let mut by_model: Vec<super::ops::ModelTokens> = rows
+    let (models, hours) = tokio::try_join!(
+        tally(db, ws, LLM_CALL, f, w, By::Model),
+        tally(db, ws, LLM_CALL, f, w, By::Hour),
+    )?;
+    let by_model: Vec<ModelTokens> = models
         .into_iter()
-        .map(|(model_name, t)| super::ops::ModelTokens {
+        .map(|(model_name, t)| ModelTokens {
             model_name,
             calls: u64::try_from(t.n).unwrap_or(0),
             input_tokens: t.input_tokens,
@@ -656,15 +664,95 @@ pub async fn token_statistics(
             total_tokens: t.total_tokens,
         })
         .collect();
-    by_model.sort_by(|a, b| a.model_name.cmp(&b.model_name));
-    let totals = Tokens {
-        input_tokens: by_model.iter().map(|m| m.input_tokens).sum(),
-        output_tokens: by_model.iter().map(|m| m.output_tokens).sum(),
-        total_tokens: by_model.iter().map(|m| m.total_tokens).sum(),
+    let bucket = f.bucket.unwrap_or_default();
+    let buckets = bucketed(&hours, bucket);
+    let truncated = buckets.len() > SERIES_BUCKETS;
+    let label = match bucket {
+        Bucket::Hour => "%Y-%m-%d %H:00",
+        Bucket::Day => "%Y-%m-%d",
     };
-    Ok(super::ops::TokenStatistics {
-        calls: by_model.iter().map(|m| m.calls).sum(),
-        totals,
+    let timeseries = buckets
+        .iter()
+        .rev()
+        .take(SERIES_BUCKETS)
+        .rev()
+        .map(|(hour, t)| SeriesPoint {
+            bucket: Bucket::start(*hour).format(label).to_string(),
+            calls: u64::try_from(t.n).unwrap_or(0),
+            input_tokens: t.input_tokens,
+            output_tokens: t.output_tokens,
+            total_tokens: t.total_tokens,
+        })
+        .collect();
+    let all = overall(&hours);
+    Ok(TokenStatistics {
+        calls: u64::try_from(all.n).unwrap_or(0),
+        totals: Tokens {
+            input_tokens: all.input_tokens,
+            output_tokens: all.output_tokens,
+            total_tokens: all.total_tokens,
+        },
         by_model,
+        bucket,
+        timeseries,
+        timeseries_truncated: truncated,
+    })
+}
+
+/// Messages and LLM calls over time: hourly when the window is bounded and at most 7 days,
+/// else daily; zero-filled from the window's (or the data's) first bucket to its last, at
+/// most `SERIES_BUCKETS` points.
+pub async fn traffic(
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    f: &MonitoringFilter,
+) -> ApiResult<super::ops::Traffic> {
+    use super::ops::{Traffic, TrafficPoint};
+    let w = f.window()?;
+    let (messages, llm) = tokio::try_join!(
+        tally(db, ws, MESSAGE, f, w, By::Hour),
+        tally(db, ws, LLM_CALL, f, w, By::Hour),
+    )?;
+    let bucket = match (w.start, w.end) {
+        (Some(s), Some(e)) if e - s <= chrono::Duration::days(7) => Bucket::Hour,
+        _ => Bucket::Day,
+    };
+    let (messages, llm) = (bucketed(&messages, bucket), bucketed(&llm, bucket));
+    let first_data = messages.keys().chain(llm.keys()).min().copied();
+    let last_data = messages.keys().chain(llm.keys()).max().copied();
+    let first = w
+        .start
+        .map(|s| bucket.first_hour(super::rollup::hour_of(s)))
+        .or(first_data);
+    let last = w
+        .end
+        .map(|e| bucket.first_hour(super::rollup::hour_of(e)))
+        .or(last_data);
+    let (Some(first), Some(last)) = (first, last) else {
+        return Ok(Traffic {
+            bucket,
+            points: Vec::new(),
+            truncated: false,
+        });
+    };
+    let steps = (last - first) / bucket.hours() + 1;
+    let truncated = steps > SERIES_BUCKETS as i64;
+    let count = |m: &std::collections::BTreeMap<i64, Tally>, h: i64| {
+        m.get(&h)
+            .map(|t| u64::try_from(t.n).unwrap_or(0))
+            .unwrap_or(0)
+    };
+    let points = (0..steps.clamp(0, SERIES_BUCKETS as i64))
+        .map(|i| first + i * bucket.hours())
+        .map(|h| TrafficPoint {
+            timestamp: Bucket::start(h).format("%Y-%m-%dT%H:00:00Z").to_string(),
+            messages: count(&messages, h),
+            llm_calls: count(&llm, h),
+        })
+        .collect();
+    Ok(Traffic {
+        bucket,
+        points,
+        truncated,
     })
 }

@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 
 use futures_util::future::{try_join_all, BoxFuture};
-use sea_orm::sea_query::Expr;
-use sea_orm::{ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Select};
+use sea_orm::sea_query::{Expr, SimpleExpr};
+use sea_orm::{ConnectionTrait, EntityTrait, IntoSimpleExpr, QueryFilter, QuerySelect, Select};
 
 use super::filter::condition;
-use super::filter::{MonitoringFilter, Window};
+use super::filter::{Bucket, MonitoringFilter, Window};
 use super::rollup::{self, Tally, EXECUTION, LLM_CALL, MESSAGE};
 use super::service::{execution_condition, llm_cols, message_cols};
 use crate::access::WorkspaceCtx;
@@ -24,6 +24,8 @@ pub enum By {
     Status,
     /// LLM calls' model.
     Model,
+    /// The hour (since the Unix epoch, UTC) of the record's time.
+    Hour,
 }
 
 /// Sums (cast: PostgreSQL sums BIGINT into NUMERIC).
@@ -43,13 +45,13 @@ fn sum(column: &str) -> sea_orm::sea_query::SimpleExpr {
 /// `count` rows (an expression), with token sums when the table has them, per `key`.
 fn sums<E: EntityTrait>(
     select: Select<E>,
-    key: Option<E::Column>,
-    count: sea_orm::sea_query::SimpleExpr,
+    key: Option<SimpleExpr>,
+    count: SimpleExpr,
     tokens: bool,
 ) -> sea_orm::Selector<sea_orm::SelectModel<Sums>> {
     let mut q = select.select_only();
     q = match key {
-        Some(k) => q.column_as(k, "key").group_by(k),
+        Some(k) => q.column_as(k.clone(), "key").group_by(k),
         None => q.column_as(Expr::cust("NULL"), "key"),
     };
     let token = |c: &str| {
@@ -66,6 +68,25 @@ fn sums<E: EntityTrait>(
         .into_model::<Sums>()
 }
 
+/// The key to group records by: a column, or the hour of the time column.
+fn record_key<C: IntoSimpleExpr>(
+    db: &impl ConnectionTrait,
+    by: By,
+    status: C,
+    model: Option<C>,
+    time: &str,
+) -> Option<SimpleExpr> {
+    match by {
+        By::Nothing => None,
+        By::Status => Some(status.into_simple_expr()),
+        By::Model => model.map(IntoSimpleExpr::into_simple_expr),
+        By::Hour => Some(Expr::cust(format!(
+            "CAST({} AS VARCHAR(20))",
+            migration::rollups::hour(db.get_database_backend(), time)
+        ))),
+    }
+}
+
 type Read<'a> = BoxFuture<'a, Result<Vec<Sums>, sea_orm::DbErr>>;
 
 fn from_rollups<'a>(
@@ -79,8 +100,9 @@ fn from_rollups<'a>(
     use monitoring_rollup::Column as C;
     let key = match by {
         By::Nothing => None,
-        By::Status => Some(C::Status),
-        By::Model => Some(C::ModelName),
+        By::Status => Some(C::Status.into_simple_expr()),
+        By::Model => Some(C::ModelName.into_simple_expr()),
+        By::Hour => Some(Expr::cust("CAST(\"hour\" AS VARCHAR(20))")),
     };
     let select =
         monitoring_rollup::Entity::find().filter(rollup::condition(workspace, kind, hours, f));
@@ -99,12 +121,18 @@ fn from_records<'a>(
     let workspace = ws.uuid.to_string();
     match kind {
         EXECUTION => {
-            let key = (by == By::Status).then_some(execution::Column::Status);
+            let key = record_key(db, by, execution::Column::Status, None, "\"started_at\"");
             let select = execution::Entity::find().filter(execution_condition(ws, f, w));
             Box::pin(sums(select, key, count(), true).all(db))
         }
         MESSAGE => {
-            let key = (by == By::Status).then_some(monitoring_message::Column::Status);
+            let key = record_key(
+                db,
+                by,
+                monitoring_message::Column::Status,
+                None,
+                "\"timestamp\"",
+            );
             let select = monitoring_message::Entity::find().filter(condition(
                 &workspace,
                 f,
@@ -114,11 +142,13 @@ fn from_records<'a>(
             Box::pin(sums(select, key, count(), false).all(db))
         }
         _ => {
-            let key = match by {
-                By::Nothing => None,
-                By::Status => Some(llm_call::Column::Status),
-                By::Model => Some(llm_call::Column::ModelName),
-            };
+            let key = record_key(
+                db,
+                by,
+                llm_call::Column::Status,
+                Some(llm_call::Column::ModelName),
+                "\"timestamp\"",
+            );
             let select = llm_call::Entity::find().filter(condition(&workspace, f, w, &llm_cols()));
             Box::pin(sums(select, key, count(), true).all(db))
         }
@@ -173,4 +203,16 @@ pub fn overall(groups: &BTreeMap<String, Tally>) -> Tally {
         all += *t;
     }
     all
+}
+
+/// Hourly tallies (`By::Hour`) summed into buckets, keyed by each bucket's first hour.
+pub fn bucketed(by_hour: &BTreeMap<String, Tally>, bucket: Bucket) -> BTreeMap<i64, Tally> {
+    let mut out: BTreeMap<i64, Tally> = BTreeMap::new();
+    for (hour, t) in by_hour {
+        let Ok(hour) = hour.trim().parse::<i64>() else {
+            continue;
+        };
+        *out.entry(bucket.first_hour(hour)).or_default() += *t;
+    }
+    out
 }
