@@ -63,8 +63,8 @@ SEED_EXEC="(SELECT * FROM monitoring_executions WHERE bot_id = '$BOT1' LIMIT 1) 
 {
   echo "BEGIN;"
   # Each clone has two LLM calls, clones of the seed's one.
-  echo "INSERT INTO monitoring_executions (id, workspace_uuid, source, mode, status, bot_id, bot_name, pipeline_id, pipeline_name, session_id, event_id, message_id, progress_event, error, owner, lease_expires_at, started_at, finished_at, duration_ms, llm_calls, input_tokens, output_tokens, total_tokens)
-    $SERIES SELECT $(id 1), s.workspace_uuid, s.source, s.mode, $STATUS_OF, $BOT_OF, s.bot_name, s.pipeline_id, s.pipeline_name, 'sess-' || (i % 5000), NULL, $(id 2), s.progress_event, s.error, NULL, NULL, $(at s.started_at), $(at s.finished_at), s.duration_ms, 2, 2 * s.input_tokens, 2 * s.output_tokens, 2 * s.total_tokens ${FROM//SRC/$SEED_EXEC};"
+  echo "INSERT INTO monitoring_executions (id, workspace_uuid, source, mode, status, bot_id, bot_name, pipeline_id, pipeline_name, session_id, event_id, message_id, progress_event, error, owner, lease_expires_at, started_at, finished_at, duration_ms, llm_calls, input_tokens, output_tokens, total_tokens, input_preview)
+    $SERIES SELECT $(id 1), s.workspace_uuid, s.source, s.mode, $STATUS_OF, $BOT_OF, s.bot_name, s.pipeline_id, s.pipeline_name, 'sess-' || (i % 5000), NULL, $(id 2), s.progress_event, s.error, NULL, NULL, $(at s.started_at), $(at s.finished_at), s.duration_ms, 2, 2 * s.input_tokens, 2 * s.output_tokens, 2 * s.total_tokens, s.input_preview ${FROM//SRC/$SEED_EXEC};"
   for role in user assistant; do
     tag=$([ $role = user ] && echo 2 || echo 3)
     src="(SELECT * FROM monitoring_messages WHERE bot_id = '$BOT1' AND role = '$role' LIMIT 1) s"

@@ -1,6 +1,7 @@
 //! Hourly rollups behind monitoring totals and summaries, and each execution's own token
 //! totals (so that moving an execution between statuses, or expiring it, moves exactly its
-//! share). Existing rows are backfilled.
+//! share) and input preview (so that lists need not read messages). Existing rows are
+//! backfilled, except previews (read from the message while absent).
 
 use sea_orm_migration::prelude::*;
 
@@ -61,6 +62,14 @@ impl MigrationTrait for Migration {
                 )
                 .await?;
         }
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(Alias::new("monitoring_executions"))
+                    .add_column(col("input_preview").string_len(160).null())
+                    .to_owned(),
+            )
+            .await?;
         let db = manager.get_connection();
         db.execute_unprepared(
             "UPDATE monitoring_executions SET \
@@ -131,7 +140,7 @@ impl MigrationTrait for Migration {
         manager
             .drop_table(Table::drop().table(Alias::new(rollups::TABLE)).to_owned())
             .await?;
-        for name in EXECUTION_TOTALS {
+        for name in EXECUTION_TOTALS.iter().chain(&["input_preview"]) {
             manager
                 .alter_table(
                     Table::alter()

@@ -722,6 +722,7 @@ async fn insert_execution(
         input_tokens: Set(0),
         output_tokens: Set(0),
         total_tokens: Set(0),
+        input_preview: Set(None),
     }
     .insert(&app.state.db)
     .await

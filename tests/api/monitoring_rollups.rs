@@ -124,7 +124,7 @@ async fn rollups_follow_turns_the_reaper_and_retention() {
     };
     let db = &app.state.db;
     use langbot::runtime::recorder;
-    recorder::start_execution(db, &scope, "pipeline", None, None, "dead-replica").await;
+    recorder::start_execution(db, &scope, "pipeline", None, None, None, "dead-replica").await;
     recorder::llm_call(
         db,
         &scope,

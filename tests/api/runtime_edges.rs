@@ -793,6 +793,60 @@ async fn a_running_turn_makes_resets_409_and_afterwards_reset_clears_history() {
     assert_eq!(again.data()["text"], "echo(1): four");
 }
 
+/// A message still in the aggregation window (no turn started yet) makes the session busy,
+/// as LangBot counts pending messages: on this replica and, through the store, on others.
+#[tokio::test]
+async fn a_message_in_the_aggregation_window_makes_resets_409() {
+    let app = spawn_app().await;
+    let rig = Rig::new(
+        &app,
+        json!({ "trigger": { "message-aggregation": { "enabled": true, "delay": 1.5 } } }),
+    )
+    .await;
+    rig.sync(&app, text("s1", "known")).await.data();
+    let body = json!({ "bot_id": rig.bot, "session_id": "person_s1" });
+    reset_context(&app, &rig.owner, &body).await.data();
+
+    let res = rig.send(&app, text("s1", "waiting")).await;
+    assert_eq!(res.status, 202, "{}", res.text);
+    assert_eq!(res.body["data"]["aggregating"], true, "{}", res.text);
+    reset_context(&app, &rig.owner, &body)
+        .await
+        .assert_error(409, "session_busy");
+    let adapter_reset = rig
+        .send_raw(
+            &app,
+            "/reset",
+            json!({ "session_id": "s1" }).to_string().as_bytes(),
+            &[],
+        )
+        .await;
+    refused(
+        &adapter_reset,
+        409,
+        40903,
+        "/reset in the aggregation window",
+    );
+    if std::env::var("TEST_REDIS_URL").is_ok_and(|u| !u.is_empty()) {
+        let other = app.sibling().await;
+        reset_context(&other, &rig.owner, &body)
+            .await
+            .assert_error(409, "session_busy");
+    }
+    // Once the turn has run, the session is free again.
+    let callbacks = rig.callbacks(1).await;
+    assert_eq!(reply_text(&callbacks[0].0), "echo(1): waiting");
+    let mut freed = false;
+    for _ in 0..50 {
+        if reset_context(&app, &rig.owner, &body).await.status == 200 {
+            freed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(freed, "the session stays busy after its turn");
+}
+
 /// The session summary `reset-context` looks sessions up by is written on every back end.
 #[tokio::test]
 async fn every_turn_updates_its_monitoring_session() {

@@ -28,6 +28,8 @@ pub struct Model {
     pub input_tokens: i64,
     pub output_tokens: i64,
     pub total_tokens: i64,
+    /// The input's text, cut to 160 characters.
+    pub input_preview: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

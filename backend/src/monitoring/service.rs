@@ -98,13 +98,23 @@ pub(super) fn execution_condition(ws: &WorkspaceCtx, f: &MonitoringFilter, w: Wi
     cond
 }
 
-/// The text of a message chain, cut to `limit` characters.
+/// The text of a stored message chain, cut to `limit` characters.
 pub fn preview(content: &str, limit: usize) -> String {
-    let value: Value = serde_json::from_str(content).unwrap_or(Value::String(content.to_string()));
+    match serde_json::from_str::<Value>(content) {
+        Ok(value) => preview_of(&value, limit),
+        Err(_) => content.chars().take(limit).collect(),
+    }
+}
+
+/// The text of a message chain, cut to `limit` characters.
+pub fn preview_of(value: &Value, limit: usize) -> String {
     let mut out = Vec::new();
-    collect_text(&value, 0, &mut out);
+    collect_text(value, 0, &mut out);
     let text = if out.is_empty() {
-        content.to_string()
+        match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }
     } else {
         out.join(" ")
     };
@@ -133,18 +143,30 @@ async fn rows_with_details(
     db: &impl ConnectionTrait,
     items: Vec<execution::Model>,
 ) -> ApiResult<Vec<ExecutionRow>> {
-    let message_ids: Vec<String> = items.iter().filter_map(|e| e.message_id.clone()).collect();
-    let previews: HashMap<String, String> = monitoring_message::Entity::find()
-        .filter(monitoring_message::Column::Id.is_in(message_ids))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|m| (m.id, preview(&m.message_content, 160)))
+    // Executions recorded before previews were kept read theirs from the input message.
+    let message_ids: Vec<String> = items
+        .iter()
+        .filter(|e| e.input_preview.is_none())
+        .filter_map(|e| e.message_id.clone())
         .collect();
+    let previews: HashMap<String, String> = if message_ids.is_empty() {
+        HashMap::new()
+    } else {
+        monitoring_message::Entity::find()
+            .filter(monitoring_message::Column::Id.is_in(message_ids))
+            .all(db)
+            .await?
+            .into_iter()
+            .map(|m| (m.id, preview(&m.message_content, 160)))
+            .collect()
+    };
     Ok(items
         .into_iter()
         .map(|e| {
-            let p = e.message_id.as_ref().and_then(|m| previews.get(m).cloned());
+            let p = e
+                .input_preview
+                .clone()
+                .or_else(|| e.message_id.as_ref().and_then(|m| previews.get(m).cloned()));
             let u = (e.llm_calls > 0).then_some(Tokens {
                 input_tokens: e.input_tokens,
                 output_tokens: e.output_tokens,
@@ -614,21 +636,26 @@ pub async fn detail(
     };
     let e = resolve(db, ws, source, id).await?;
     let limit = limit.clamp(1, 100);
-    let mut pages = BTreeMap::new();
-    for name in wanted {
-        pages.insert(
+    // The sections, the input message and the row are independent reads: side by side.
+    let sections = futures_util::future::try_join_all(wanted.iter().map(|name| async {
+        Ok::<_, ApiError>((
             name.to_string(),
             section(db, &e, name, offset, limit).await?,
-        );
-    }
-    let message = match &e.message_id {
-        Some(m) => monitoring_message::Entity::find_by_id(m.clone())
-            .one(db)
-            .await?
-            .map(MessageRow::from),
-        None => None,
+        ))
+    }));
+    let message = async {
+        Ok::<_, ApiError>(match &e.message_id {
+            Some(m) => monitoring_message::Entity::find_by_id(m.clone())
+                .one(db)
+                .await?
+                .map(MessageRow::from),
+            None => None,
+        })
     };
-    let row = rows_with_details(db, vec![e]).await?.pop();
+    let (sections, message, mut rows) =
+        tokio::try_join!(sections, message, rows_with_details(db, vec![e.clone()]))?;
+    let pages: BTreeMap<String, SectionPage> = sections.into_iter().collect();
+    let row = rows.pop();
     Ok(ExecutionDetail {
         source: "pipeline".into(),
         row,

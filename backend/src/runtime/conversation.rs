@@ -32,6 +32,13 @@ impl ConversationKey {
     fn lock(&self) -> String {
         format!("conv-lock:{}:{}:{}", self.workspace, self.bot, self.session)
     }
+
+    fn pending(&self) -> String {
+        format!(
+            "conv-pending:{}:{}:{}",
+            self.workspace, self.bot, self.session
+        )
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -87,9 +94,50 @@ pub async fn exists(store: &dyn SessionStore, key: &ConversationKey) -> ApiResul
     Ok(store.get(&key.state()).await?.is_some())
 }
 
-/// Whether a turn holds the conversation now.
+/// Whether a turn holds the conversation now, or a message waits for one (in the aggregation
+/// window, or for the lock).
 pub async fn busy(store: &dyn SessionStore, key: &ConversationKey) -> ApiResult<bool> {
-    Ok(store.get(&key.lock()).await?.is_some())
+    if store.get(&key.lock()).await?.is_some() {
+        return Ok(true);
+    }
+    let waiting = store.get(&key.pending()).await?;
+    Ok(waiting
+        .and_then(|v| String::from_utf8(v).ok())
+        .and_then(|v| v.parse::<i64>().ok())
+        .is_some_and(|n| n > 0))
+}
+
+/// A message accepted for the conversation whose turn has not finished, counted in the store
+/// so that every replica sees the session busy. The count expires with the lock's margin
+/// after the last message, should a replica die holding it.
+pub struct Waiting<'a> {
+    store: &'a dyn SessionStore,
+    key: String,
+}
+
+impl<'a> Waiting<'a> {
+    pub async fn start(
+        store: &'a dyn SessionStore,
+        key: &ConversationKey,
+        window: Duration,
+    ) -> Self {
+        let key = key.pending();
+        let ttl = window + LOCK_WAIT;
+        if let Err(e) = store.incr(&key, 1, ttl).await {
+            tracing::warn!(error = %e, "could not mark a session busy");
+        }
+        if let Err(e) = store.expire(&key, ttl).await {
+            tracing::debug!(error = %e, "could not extend a session's busy mark");
+        }
+        Self { store, key }
+    }
+
+    /// The turn finished (or never started).
+    pub async fn done(self) {
+        if let Err(e) = self.store.incr(&self.key, -1, LOCK_WAIT).await {
+            tracing::warn!(error = %e, "could not clear a session's busy mark");
+        }
+    }
 }
 
 /// The session's turn lock, held while a turn runs.

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::conversation::{self, ConversationKey};
+use super::conversation::{self, ConversationKey, Waiting};
 use super::dispatch::{self, Routed};
 use super::message::Inbound;
 use super::message::{plain_text, session_id, Segment, SessionType};
@@ -322,11 +322,34 @@ async fn handle(state: &AppState, v: Verified, mut msg: Inbound, aggregate: Opti
             .aggregator
             .add(&key, msg.segments.clone(), delay)
         {
-            return; // merged into the batch another message leads
+            return; // merged into the batch another message leads (and marks busy)
         }
+        let waiting = Waiting::start(state.store.as_ref(), &conversation_of(&v, &msg), delay).await;
         let (segments, _) = state.runtime.aggregator.collect(&key).await;
         msg.segments = segments;
+        run_turn(state, &v, msg, waiting).await;
+    } else {
+        let waiting = Waiting::start(
+            state.store.as_ref(),
+            &conversation_of(&v, &msg),
+            Duration::ZERO,
+        )
+        .await;
+        run_turn(state, &v, msg, waiting).await;
     }
+}
+
+fn conversation_of(v: &Verified, msg: &Inbound) -> ConversationKey {
+    ConversationKey {
+        workspace: v.ws.uuid.to_string(),
+        bot: v.bot.uuid.clone(),
+        session: session_id(msg.kind, &msg.chat_id),
+    }
+}
+
+/// Routes the message, runs the pipeline (the session is busy until it ends) and delivers
+/// the replies.
+async fn run_turn(state: &AppState, v: &Verified, msg: Inbound, waiting: Waiting<'_>) {
     let reply_to = msg.message_id.clone();
     let chat = msg.chat_id.clone();
     let Routed::Pipeline {
@@ -335,6 +358,7 @@ async fn handle(state: &AppState, v: Verified, mut msg: Inbound, aggregate: Opti
         event_id,
     } = dispatch::route(state, &v.ws, &v.bot, &msg).await
     else {
+        waiting.done().await;
         return;
     };
     let output = dispatch::run(
@@ -347,6 +371,7 @@ async fn handle(state: &AppState, v: Verified, mut msg: Inbound, aggregate: Opti
         event_id,
     )
     .await;
+    waiting.done().await;
     deliver(state, &v.config, &chat, &reply_to, &output.replies).await;
 }
 

@@ -58,6 +58,7 @@ pub async fn start_execution(
     source: &str,
     event_id: Option<&str>,
     message_id: Option<&str>,
+    input_preview: Option<String>,
     owner: &str,
 ) {
     let now = crate::db::now();
@@ -85,6 +86,7 @@ pub async fn start_execution(
         input_tokens: Set(0),
         output_tokens: Set(0),
         total_tokens: Set(0),
+        input_preview: Set(input_preview),
     };
     let result = in_transaction(db, |txn| {
         Box::pin(async move {

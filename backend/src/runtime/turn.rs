@@ -71,6 +71,10 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
         "pipeline",
         input.event_id.as_deref(),
         Some(&input.message_id),
+        Some(crate::monitoring::service::preview_of(
+            &json!(input.segments),
+            160,
+        )),
         &state.runtime.replica,
     )
     .await;
