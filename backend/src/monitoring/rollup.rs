@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::sea_query::{Alias, Expr, OnConflict};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DbErr,
     EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait,
@@ -120,8 +120,11 @@ impl Deltas {
     /// Upserts every non-zero change, in key order: concurrent transactions then lock rollup
     /// rows in one global order and cannot deadlock on them (PostgreSQL).
     pub async fn apply(self, db: &impl ConnectionTrait) -> Result<(), DbErr> {
-        for (k, t) in self.0.into_iter().filter(|(_, t)| !t.is_zero()) {
-            let row = rollup::ActiveModel {
+        let rows: Vec<rollup::ActiveModel> = self
+            .0
+            .into_iter()
+            .filter(|(_, t)| !t.is_zero())
+            .map(|(k, t)| rollup::ActiveModel {
                 workspace_uuid: Set(k.workspace),
                 kind: Set(k.kind.into()),
                 hour: Set(k.hour),
@@ -134,33 +137,41 @@ impl Deltas {
                 input_tokens: Set(t.input_tokens),
                 output_tokens: Set(t.output_tokens),
                 total_tokens: Set(t.total_tokens),
-            };
-            // Qualified: PostgreSQL finds a bare name ambiguous with EXCLUDED's.
-            let plus = |c: rollup::Column, v: i64| (c, Expr::col((rollup::Entity, c)).add(v));
-            let (a, b, c, d) = (
-                plus(rollup::Column::N, t.n),
-                plus(rollup::Column::InputTokens, t.input_tokens),
-                plus(rollup::Column::OutputTokens, t.output_tokens),
-                plus(rollup::Column::TotalTokens, t.total_tokens),
-            );
-            rollup::Entity::insert(row)
-                .on_conflict(
-                    OnConflict::columns([
-                        rollup::Column::WorkspaceUuid,
-                        rollup::Column::Kind,
-                        rollup::Column::Hour,
-                        rollup::Column::BotId,
-                        rollup::Column::PipelineId,
-                        rollup::Column::Mode,
-                        rollup::Column::Status,
-                        rollup::Column::ModelName,
-                    ])
-                    .values([a, b, c, d])
-                    .to_owned(),
-                )
-                .exec_without_returning(db)
-                .await?;
+            })
+            .collect();
+        if rows.is_empty() {
+            return Ok(());
         }
+        // One statement for all rows (their keys are distinct), each adding its values.
+        // Qualified: PostgreSQL finds a bare name ambiguous with EXCLUDED's.
+        let plus = |c: rollup::Column| {
+            (
+                c,
+                Expr::col((rollup::Entity, c)).add(Expr::col((Alias::new("excluded"), c))),
+            )
+        };
+        rollup::Entity::insert_many(rows)
+            .on_conflict(
+                OnConflict::columns([
+                    rollup::Column::WorkspaceUuid,
+                    rollup::Column::Kind,
+                    rollup::Column::Hour,
+                    rollup::Column::BotId,
+                    rollup::Column::PipelineId,
+                    rollup::Column::Mode,
+                    rollup::Column::Status,
+                    rollup::Column::ModelName,
+                ])
+                .values([
+                    plus(rollup::Column::N),
+                    plus(rollup::Column::InputTokens),
+                    plus(rollup::Column::OutputTokens),
+                    plus(rollup::Column::TotalTokens),
+                ])
+                .to_owned(),
+            )
+            .exec_without_returning(db)
+            .await?;
         Ok(())
     }
 }
@@ -268,8 +279,13 @@ pub async fn rebuild(db: &DatabaseConnection) -> Result<u64, DbErr> {
         txn.execute_unprepared(&sql).await?;
     }
     txn.commit().await?;
-    // Fresh statistics: the planner otherwise still sees the table as it was.
-    db.execute_unprepared("ANALYZE monitoring_rollups").await?;
+    // Fresh statistics (the planner otherwise still sees the table as it was) and, on
+    // PostgreSQL, a visibility map, so reads stay index-only.
+    let refresh = match db.get_database_backend() {
+        sea_orm::DbBackend::Postgres => "VACUUM (ANALYZE) monitoring_rollups",
+        _ => "ANALYZE monitoring_rollups",
+    };
+    db.execute_unprepared(refresh).await?;
     rollup::Entity::find().count(db).await
 }
 

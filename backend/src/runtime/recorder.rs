@@ -2,11 +2,11 @@
 //! a failed write is logged and the turn goes on.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, OnConflict, SimpleExpr};
+use sea_orm::sea_query::{Expr, OnConflict, Query, SimpleExpr};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, DatabaseConnection,
-    DatabaseTransaction, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    TransactionTrait,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait,
+    DatabaseConnection, DatabaseTransaction, DbErr, EntityTrait, FromQueryResult, QueryFilter,
+    QueryOrder, QuerySelect, TransactionTrait,
 };
 use serde_json::Value;
 
@@ -125,44 +125,49 @@ pub async fn transition(
     sets: Vec<(execution::Column, SimpleExpr)>,
     guard: Condition,
 ) -> Result<bool, DbErr> {
+    // First try the usual case, a running execution; on a miss, read what it is now.
+    let mut from = "running".to_string();
     for _ in 0..8 {
-        let Some(before) = execution::Entity::find_by_id(id.to_string())
-            .filter(guard.clone())
-            .one(db)
-            .await?
-        else {
-            return Ok(false);
-        };
         let txn = db.begin().await?;
-        let mut update = execution::Entity::update_many()
-            .col_expr(execution::Column::Status, Expr::value(status));
+        let mut update = Query::update();
+        update
+            .table(execution::Entity)
+            .value(execution::Column::Status, status);
         for (c, v) in sets.iter().cloned() {
-            update = update.col_expr(c, v);
+            update.value(c, v);
         }
-        let moved = update
-            .filter(execution::Column::Id.eq(id))
-            .filter(execution::Column::Status.eq(before.status.clone()))
-            .filter(guard.clone())
-            .exec(&txn)
-            .await?
-            .rows_affected;
-        if moved == 0 {
-            continue; // changed meanwhile: read again
-        }
-        // Read under the row lock the update holds: the tokens are final for this move.
-        if let Some(after) = execution::Entity::find_by_id(id.to_string())
-            .one(&txn)
-            .await?
-        {
-            let mut d = Deltas::default();
+        update
+            .cond_where(
+                Condition::all()
+                    .add(execution::Column::Id.eq(id))
+                    .add(execution::Column::Status.eq(from.clone()))
+                    .add(guard.clone()),
+            )
+            .returning_all();
+        let row = txn
+            .query_one(db.get_database_backend().build(&update))
+            .await?;
+        if let Some(row) = row {
+            // Read under the row lock the update holds: the tokens are final for this move.
+            let after = execution::Model::from_query_result(&row, "")?;
             let mut old = after.clone();
-            old.status = before.status;
+            old.status = from;
+            let mut d = Deltas::default();
             d.add(Key::execution(&old), Tally::of_execution(&old).negated());
             d.add(Key::execution(&after), Tally::of_execution(&after));
             d.apply(&txn).await?;
+            txn.commit().await?;
+            return Ok(true);
         }
-        txn.commit().await?;
-        return Ok(true);
+        txn.rollback().await?;
+        match execution::Entity::find_by_id(id.to_string())
+            .filter(guard.clone())
+            .one(db)
+            .await?
+        {
+            Some(now) if now.status != from => from = now.status,
+            _ => return Ok(false),
+        }
     }
     Ok(false)
 }
@@ -391,30 +396,33 @@ pub async fn llm_call(db: &DatabaseConnection, s: &Scope, c: LlmCallRecord<'_>) 
             // (read after the update, which locks the row against a concurrent move).
             let exec = c.execution_id.clone().unwrap_or_default();
             let plus = |col: execution::Column, v: i64| Expr::col(col).add(v);
-            let updated = execution::Entity::update_many()
-                .col_expr(
+            let mut update = Query::update();
+            update
+                .table(execution::Entity)
+                .value(
                     execution::Column::LlmCalls,
                     plus(execution::Column::LlmCalls, 1),
                 )
-                .col_expr(
+                .value(
                     execution::Column::InputTokens,
                     plus(execution::Column::InputTokens, c.input_tokens),
                 )
-                .col_expr(
+                .value(
                     execution::Column::OutputTokens,
                     plus(execution::Column::OutputTokens, c.output_tokens),
                 )
-                .col_expr(
+                .value(
                     execution::Column::TotalTokens,
                     plus(execution::Column::TotalTokens, c.total_tokens),
                 )
-                .filter(execution::Column::Id.eq(exec.clone()))
-                .exec(txn)
-                .await?;
-            if updated.rows_affected > 0 {
-                if let Some(e) = execution::Entity::find_by_id(exec).one(txn).await? {
-                    d.add(Key::execution(&e), tokens);
-                }
+                .and_where(Expr::col(execution::Column::Id).eq(exec))
+                .returning_all();
+            if let Some(row) = txn
+                .query_one(txn.get_database_backend().build(&update))
+                .await?
+            {
+                let e = execution::Model::from_query_result(&row, "")?;
+                d.add(Key::execution(&e), tokens);
             }
             d.apply(txn).await
         })
