@@ -329,7 +329,7 @@ async fn windows_that_cut_hours_total_the_same_as_counting_records() {
         DateTime::from_timestamp(t.timestamp().div_euclid(3600) * 3600, 0).unwrap()
     };
     let us = chrono::Duration::microseconds;
-    let mut bounds = vec![
+    let mut bounds = [
         hour(first) + chrono::Duration::hours(1),
         hour(first) + chrono::Duration::hours(1) - us(1),
         hour(first) + chrono::Duration::hours(2) + us(1),
