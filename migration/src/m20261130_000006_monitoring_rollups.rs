@@ -122,13 +122,21 @@ impl MigrationTrait for Migration {
             }
             manager.create_index(index.to_owned()).await?;
         }
-        for sql in rollups::rebuild_statements(manager.get_database_backend()) {
+        let backend = manager.get_database_backend();
+        for sql in rollups::rebuild_statements(backend)
+            .into_iter()
+            .chain(rollups::trigger_statements(backend))
+        {
             db.execute_unprepared(&sql).await?;
         }
         Ok(())
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        let db = manager.get_connection();
+        for sql in rollups::drop_trigger_statements(manager.get_database_backend()) {
+            db.execute_unprepared(&sql).await?;
+        }
         manager
             .drop_index(
                 Index::drop()

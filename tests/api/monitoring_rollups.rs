@@ -1,6 +1,7 @@
-//! The hourly rollups behind monitoring totals: kept by the recorder in step with the records
-//! (turns, failures, concurrent turns, the reaper, retention), equal to a rebuild from the
-//! records, and giving the same totals as counting the records for windows that cut hours.
+//! The hourly rollups behind monitoring totals: kept by the database's triggers in step with
+//! the records (turns, failures, concurrent turns, the reaper, retention), equal to a rebuild
+//! from the records, and giving the same totals as counting the records for windows that cut
+//! hours.
 
 use std::time::Duration;
 
@@ -44,7 +45,7 @@ async fn rollup_rows(app: &TestApp) -> Vec<String> {
     rows
 }
 
-/// The rollups the recorder kept equal the ones recomputed from the records.
+/// The rollups kept as records were written equal the ones recomputed from the records.
 async fn assert_rollups_match_records(app: &TestApp, when: &str) -> Vec<String> {
     let kept = rollup_rows(app).await;
     rollup::rebuild(&app.state.db).await.unwrap();
@@ -151,7 +152,7 @@ async fn rollups_follow_turns_the_reaper_and_retention() {
     assert_eq!(
         (orphan.llm_calls, orphan.total_tokens),
         (1, 12),
-        "the recorder keeps the execution's own totals"
+        "the execution's own totals follow its LLM calls"
     );
     let mut active = orphan.into_active_model();
     active.lease_expires_at = Set(Some(Utc::now() - chrono::Duration::seconds(5)));

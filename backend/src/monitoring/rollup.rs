@@ -1,20 +1,17 @@
 //! Hourly rollups: per Workspace, kind, hour, bot, pipeline, mode, status (and model), the
 //! number of records and their token sums. List totals and summaries read these instead of
-//! counting every record: a year of hours is thousands of rows, not millions. The recorder
-//! keeps them in step with the records in the same transaction; reads add the records of the
-//! partial hours at a window's edges (`split`).
-
-use std::collections::BTreeMap;
+//! counting every record: a year of hours is thousands of rows, not millions. Database
+//! triggers keep them in step with every write to the records (migration 000006); reads add
+//! the records of the partial hours at a window's edges (`split`).
 
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::sea_query::{Alias, Expr, OnConflict};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DbErr,
-    EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait,
+    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
+    PaginatorTrait, QueryFilter, TransactionTrait,
 };
 
 use super::filter::{Mode, MonitoringFilter, Window};
-use crate::entities::{execution, monitoring_rollup as rollup};
+use crate::entities::monitoring_rollup as rollup;
 
 pub const EXECUTION: &str = "execution";
 pub const MESSAGE: &str = "message";
@@ -29,35 +26,6 @@ fn hour_start(hour: i64) -> DateTime<Utc> {
     DateTime::from_timestamp(hour.saturating_mul(3600), 0).unwrap_or_default()
 }
 
-/// One rollup row's identity.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Key {
-    pub workspace: String,
-    pub kind: &'static str,
-    pub hour: i64,
-    pub bot_id: String,
-    pub pipeline_id: String,
-    pub mode: String,
-    pub status: String,
-    pub model_name: String,
-}
-
-impl Key {
-    /// The row an execution counts in, under its current status.
-    pub fn execution(e: &execution::Model) -> Self {
-        Self {
-            workspace: e.workspace_uuid.clone(),
-            kind: EXECUTION,
-            hour: hour_of(e.started_at),
-            bot_id: e.bot_id.clone(),
-            pipeline_id: e.pipeline_id.clone(),
-            mode: e.mode.clone(),
-            status: e.status.clone(),
-            model_name: String::new(),
-        }
-    }
-}
-
 /// A count and token sums.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -67,112 +35,12 @@ pub struct Tally {
     pub total_tokens: i64,
 }
 
-impl Tally {
-    pub fn one() -> Self {
-        Self {
-            n: 1,
-            ..Self::default()
-        }
-    }
-
-    /// An execution's own tokens (counted once).
-    pub fn of_execution(e: &execution::Model) -> Self {
-        Self {
-            n: 1,
-            input_tokens: e.input_tokens,
-            output_tokens: e.output_tokens,
-            total_tokens: e.total_tokens,
-        }
-    }
-
-    pub fn negated(self) -> Self {
-        Self {
-            n: -self.n,
-            input_tokens: -self.input_tokens,
-            output_tokens: -self.output_tokens,
-            total_tokens: -self.total_tokens,
-        }
-    }
-
-    fn is_zero(&self) -> bool {
-        *self == Self::default()
-    }
-}
-
 impl std::ops::AddAssign for Tally {
     fn add_assign(&mut self, o: Self) {
         self.n += o.n;
         self.input_tokens += o.input_tokens;
         self.output_tokens += o.output_tokens;
         self.total_tokens += o.total_tokens;
-    }
-}
-
-/// Changes to rollup rows, applied together.
-#[derive(Debug, Default)]
-pub struct Deltas(BTreeMap<Key, Tally>);
-
-impl Deltas {
-    pub fn add(&mut self, key: Key, t: Tally) {
-        *self.0.entry(key).or_default() += t;
-    }
-
-    /// Upserts every non-zero change, in key order: concurrent transactions then lock rollup
-    /// rows in one global order and cannot deadlock on them (PostgreSQL).
-    pub async fn apply(self, db: &impl ConnectionTrait) -> Result<(), DbErr> {
-        let rows: Vec<rollup::ActiveModel> = self
-            .0
-            .into_iter()
-            .filter(|(_, t)| !t.is_zero())
-            .map(|(k, t)| rollup::ActiveModel {
-                workspace_uuid: Set(k.workspace),
-                kind: Set(k.kind.into()),
-                hour: Set(k.hour),
-                bot_id: Set(k.bot_id),
-                pipeline_id: Set(k.pipeline_id),
-                mode: Set(k.mode),
-                status: Set(k.status),
-                model_name: Set(k.model_name),
-                n: Set(t.n),
-                input_tokens: Set(t.input_tokens),
-                output_tokens: Set(t.output_tokens),
-                total_tokens: Set(t.total_tokens),
-            })
-            .collect();
-        if rows.is_empty() {
-            return Ok(());
-        }
-        // One statement for all rows (their keys are distinct), each adding its values.
-        // Qualified: PostgreSQL finds a bare name ambiguous with EXCLUDED's.
-        let plus = |c: rollup::Column| {
-            (
-                c,
-                Expr::col((rollup::Entity, c)).add(Expr::col((Alias::new("excluded"), c))),
-            )
-        };
-        rollup::Entity::insert_many(rows)
-            .on_conflict(
-                OnConflict::columns([
-                    rollup::Column::WorkspaceUuid,
-                    rollup::Column::Kind,
-                    rollup::Column::Hour,
-                    rollup::Column::BotId,
-                    rollup::Column::PipelineId,
-                    rollup::Column::Mode,
-                    rollup::Column::Status,
-                    rollup::Column::ModelName,
-                ])
-                .values([
-                    plus(rollup::Column::N),
-                    plus(rollup::Column::InputTokens),
-                    plus(rollup::Column::OutputTokens),
-                    plus(rollup::Column::TotalTokens),
-                ])
-                .to_owned(),
-            )
-            .exec_without_returning(db)
-            .await?;
-        Ok(())
     }
 }
 

@@ -1,19 +1,18 @@
 //! Writes what the runtime does to the monitoring tables. Recording never fails a turn:
-//! a failed write is logged and the turn goes on.
+//! a failed write is logged and the turn goes on. The hourly rollups and executions' own
+//! LLM totals follow these writes in the database itself (triggers, see migration 000006).
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, OnConflict, Query, SimpleExpr};
+use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait,
-    DatabaseConnection, DatabaseTransaction, DbErr, EntityTrait, FromQueryResult, QueryFilter,
-    QueryOrder, QuerySelect, TransactionTrait,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect,
 };
 use serde_json::Value;
 
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
 };
-use crate::monitoring::rollup::{self, Deltas, Key, Tally};
 
 /// Announces an execution change to in-flight viewers on every replica.
 pub async fn notify(store: &dyn crate::session_store::SessionStore, workspace: &str) {
@@ -82,94 +81,14 @@ pub async fn start_execution(
         started_at: Set(now),
         finished_at: Set(None),
         duration_ms: Set(None),
+        // Kept by the database (triggers) as its LLM calls are recorded.
         llm_calls: Set(0),
         input_tokens: Set(0),
         output_tokens: Set(0),
         total_tokens: Set(0),
         input_preview: Set(input_preview),
     };
-    let result = in_transaction(db, |txn| {
-        Box::pin(async move {
-            let e = row.insert(txn).await?;
-            let mut d = Deltas::default();
-            d.add(Key::execution(&e), Tally::one());
-            d.apply(txn).await
-        })
-    })
-    .await;
-    logged("execution", result);
-}
-
-/// Runs `work` in a transaction whose first statement must be a write (SQLite then takes
-/// the write lock up front instead of failing to upgrade a stale read).
-async fn in_transaction<F>(db: &DatabaseConnection, work: F) -> Result<(), DbErr>
-where
-    F: for<'c> FnOnce(
-            &'c DatabaseTransaction,
-        ) -> futures_util::future::BoxFuture<'c, Result<(), DbErr>>
-        + Send,
-{
-    let txn = db.begin().await?;
-    work(&txn).await?;
-    txn.commit().await
-}
-
-/// Moves an execution to `status` with the other `sets`, and its share of the rollups (one
-/// execution, its tokens) from the old status to the new. The update applies only if the
-/// status is still the one read (and `guard` holds), so concurrent moves each count once.
-/// Returns whether it moved.
-pub async fn transition(
-    db: &DatabaseConnection,
-    id: &str,
-    status: &str,
-    sets: Vec<(execution::Column, SimpleExpr)>,
-    guard: Condition,
-) -> Result<bool, DbErr> {
-    // First try the usual case, a running execution; on a miss, read what it is now.
-    let mut from = "running".to_string();
-    for _ in 0..8 {
-        let txn = db.begin().await?;
-        let mut update = Query::update();
-        update
-            .table(execution::Entity)
-            .value(execution::Column::Status, status);
-        for (c, v) in sets.iter().cloned() {
-            update.value(c, v);
-        }
-        update
-            .cond_where(
-                Condition::all()
-                    .add(execution::Column::Id.eq(id))
-                    .add(execution::Column::Status.eq(from.clone()))
-                    .add(guard.clone()),
-            )
-            .returning_all();
-        let row = txn
-            .query_one(db.get_database_backend().build(&update))
-            .await?;
-        if let Some(row) = row {
-            // Read under the row lock the update holds: the tokens are final for this move.
-            let after = execution::Model::from_query_result(&row, "")?;
-            let mut old = after.clone();
-            old.status = from;
-            let mut d = Deltas::default();
-            d.add(Key::execution(&old), Tally::of_execution(&old).negated());
-            d.add(Key::execution(&after), Tally::of_execution(&after));
-            d.apply(&txn).await?;
-            txn.commit().await?;
-            return Ok(true);
-        }
-        txn.rollback().await?;
-        match execution::Entity::find_by_id(id.to_string())
-            .filter(guard.clone())
-            .one(db)
-            .await?
-        {
-            Some(now) if now.status != from => from = now.status,
-            _ => return Ok(false),
-        }
-    }
-    Ok(false)
+    logged("execution", row.insert(db).await);
 }
 
 pub async fn progress(db: &DatabaseConnection, s: &Scope, stage: &str) {
@@ -193,23 +112,25 @@ pub async fn finish_execution(
     started: DateTime<Utc>,
 ) {
     let now = crate::db::now();
-    let sets = vec![
-        (
+    let result = execution::Entity::update_many()
+        .col_expr(execution::Column::Status, Expr::value(status))
+        .col_expr(
             execution::Column::Error,
             Expr::value(error.map(str::to_string)),
-        ),
-        (execution::Column::FinishedAt, Expr::value(now)),
-        (
+        )
+        .col_expr(execution::Column::FinishedAt, Expr::value(now))
+        .col_expr(
             execution::Column::DurationMs,
             Expr::value((now - started).num_milliseconds()),
-        ),
-        (execution::Column::ProgressEvent, Expr::value("finished")),
-        (
+        )
+        .col_expr(execution::Column::ProgressEvent, Expr::value("finished"))
+        .col_expr(
             execution::Column::LeaseExpiresAt,
             Expr::value(Option::<DateTime<Utc>>::None),
-        ),
-    ];
-    let result = transition(db, &s.execution_id, status, sets, Condition::all()).await;
+        )
+        .filter(execution::Column::Id.eq(s.execution_id.clone()))
+        .exec(db)
+        .await;
     logged("execution finish", result);
 }
 
@@ -250,28 +171,7 @@ pub async fn message(db: &DatabaseConnection, s: &Scope, m: MessageRecord<'_>) {
         event_id: Set(m.event_id.map(str::to_string)),
         parent_message_id: Set(m.parent_message_id.map(str::to_string)),
     };
-    let result = in_transaction(db, |txn| {
-        Box::pin(async move {
-            let m = row.insert(txn).await?;
-            let mut d = Deltas::default();
-            d.add(
-                Key {
-                    workspace: m.workspace_uuid,
-                    kind: rollup::MESSAGE,
-                    hour: rollup::hour_of(m.timestamp),
-                    bot_id: m.bot_id,
-                    pipeline_id: m.pipeline_id,
-                    mode: m.mode,
-                    status: m.status,
-                    model_name: String::new(),
-                },
-                Tally::one(),
-            );
-            d.apply(txn).await
-        })
-    })
-    .await;
-    logged("message", result);
+    logged("message", row.insert(db).await);
     touch_session(db, s, m.platform, m.user_id, m.user_name, now).await;
 }
 
@@ -369,66 +269,7 @@ pub async fn llm_call(db: &DatabaseConnection, s: &Scope, c: LlmCallRecord<'_>) 
         message_id: Set(c.message_id.map(str::to_string)),
         details: Set(Some(c.details)),
     };
-    let result = in_transaction(db, |txn| {
-        Box::pin(async move {
-            let c = row.insert(txn).await?;
-            let tokens = Tally {
-                n: 0,
-                input_tokens: c.input_tokens,
-                output_tokens: c.output_tokens,
-                total_tokens: c.total_tokens,
-            };
-            let mut d = Deltas::default();
-            d.add(
-                Key {
-                    workspace: c.workspace_uuid.clone(),
-                    kind: rollup::LLM_CALL,
-                    hour: rollup::hour_of(c.timestamp),
-                    bot_id: c.bot_id.clone(),
-                    pipeline_id: c.pipeline_id.clone(),
-                    mode: c.mode.clone(),
-                    status: c.status.clone(),
-                    model_name: c.model_name.clone(),
-                },
-                Tally { n: 1, ..tokens },
-            );
-            // The owning execution's totals, and its rollup row under its current status
-            // (read after the update, which locks the row against a concurrent move).
-            let exec = c.execution_id.clone().unwrap_or_default();
-            let plus = |col: execution::Column, v: i64| Expr::col(col).add(v);
-            let mut update = Query::update();
-            update
-                .table(execution::Entity)
-                .value(
-                    execution::Column::LlmCalls,
-                    plus(execution::Column::LlmCalls, 1),
-                )
-                .value(
-                    execution::Column::InputTokens,
-                    plus(execution::Column::InputTokens, c.input_tokens),
-                )
-                .value(
-                    execution::Column::OutputTokens,
-                    plus(execution::Column::OutputTokens, c.output_tokens),
-                )
-                .value(
-                    execution::Column::TotalTokens,
-                    plus(execution::Column::TotalTokens, c.total_tokens),
-                )
-                .and_where(Expr::col(execution::Column::Id).eq(exec))
-                .returning_all();
-            if let Some(row) = txn
-                .query_one(txn.get_database_backend().build(&update))
-                .await?
-            {
-                let e = execution::Model::from_query_result(&row, "")?;
-                d.add(Key::execution(&e), tokens);
-            }
-            d.apply(txn).await
-        })
-    })
-    .await;
-    logged("llm call", result);
+    logged("llm call", row.insert(db).await);
 }
 
 pub async fn error(
