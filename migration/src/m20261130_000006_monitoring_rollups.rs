@@ -4,7 +4,6 @@
 //! backfilled, except previews (read from the message while absent).
 
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::sea_orm::DbBackend;
 
 use crate::rollups;
 
@@ -20,12 +19,10 @@ fn col(name: &str) -> ColumnDef {
     ColumnDef::new(Alias::new(name))
 }
 
-const COVERING: &str = "ix_monitoring_rollups_cover";
-
-/// Rollup reads answered from the index alone (SQLite), and the lease reaper's scan.
+/// Rollup reads answered from the index alone, and the lease reaper's scan.
 const INDEXES: &[(&str, &str, &[&str])] = &[
     (
-        COVERING,
+        "ix_monitoring_rollups_cover",
         rollups::TABLE,
         &[
             "workspace_uuid",
@@ -118,11 +115,6 @@ impl MigrationTrait for Migration {
             );
         manager.create_table(table.to_owned()).await?;
         for (name, table, cols) in INDEXES {
-            // PostgreSQL updates rollup rows in place (HOT) only while their counts are in
-            // no index; its primary key serves the reads.
-            if *name == COVERING && manager.get_database_backend() == DbBackend::Postgres {
-                continue;
-            }
             let mut index = Index::create();
             index.name(*name).table(Alias::new(*table));
             for c in *cols {
