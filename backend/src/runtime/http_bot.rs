@@ -315,28 +315,31 @@ async fn pipeline_aggregation(state: &AppState, v: &Verified, msg: &Inbound) -> 
 }
 
 async fn handle(state: &AppState, v: Verified, mut msg: Inbound, aggregate: Option<Duration>) {
-    if let Some(delay) = aggregate {
-        let key = format!("{}:{}", v.bot.uuid, session_id(msg.kind, &msg.chat_id));
-        if !state
-            .runtime
-            .aggregator
-            .add(&key, msg.segments.clone(), delay)
-        {
-            return; // merged into the batch another message leads (and marks busy)
+    let batch = match aggregate {
+        Some(delay) => {
+            let key = format!("{}:{}", v.bot.uuid, session_id(msg.kind, &msg.chat_id));
+            if !state
+                .runtime
+                .aggregator
+                .add(&key, msg.segments.clone(), delay)
+            {
+                return; // merged into the batch another message leads (and marks busy)
+            }
+            Some(key)
         }
-        let waiting = Waiting::start(state.store.as_ref(), &conversation_of(&v, &msg), delay).await;
-        let (segments, _) = state.runtime.aggregator.collect(&key).await;
-        msg.segments = segments;
-        run_turn(state, &v, msg, waiting).await;
-    } else {
-        let waiting = Waiting::start(
-            state.store.as_ref(),
-            &conversation_of(&v, &msg),
-            Duration::ZERO,
-        )
-        .await;
-        run_turn(state, &v, msg, waiting).await;
+        None => None,
+    };
+    let conversation = conversation_of(&v, &msg);
+    let waiting = Waiting::start(
+        state.store.as_ref(),
+        &conversation,
+        aggregate.unwrap_or_default(),
+    )
+    .await;
+    if let Some(key) = batch {
+        msg.segments = state.runtime.aggregator.collect(&key).await.0;
     }
+    run_turn(state, &v, msg, waiting).await;
 }
 
 fn conversation_of(v: &Verified, msg: &Inbound) -> ConversationKey {
