@@ -5,6 +5,7 @@
 #   POST /bots/{uuid}/sync (the whole inbound path with an instantly answering fake model)
 # plus time to readiness and peak resident memory.
 #   bench/run.sh [duration-seconds] [connections]
+# On SQLite unless LANGBOT_DATABASE_URL names another database (e.g. a running PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${1:-10}"
@@ -64,7 +65,7 @@ run() { # name, wrk args...
   echo "$rps" > "$DIR/last"
 }
 
-echo "LangBot bench: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, release build, SQLite + in-process store, 2 cores"
+echo "LangBot bench: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, release build, $(db=${LANGBOT_DATABASE_URL:-sqlite:}; echo "${db%%:*}"), $(nproc) cores"
 run "GET /healthz" "$BASE/healthz"; health=$(cat "$DIR/last")
 run "GET /api/v1/system/context (API key)" -H "X-API-Key: $KEY" "$BASE/api/v1/system/context"; ctx=$(cat "$DIR/last")
 run "GET /api/v1/provider/models/llm (20, key)" -H "X-API-Key: $KEY" "$BASE/api/v1/provider/models/llm"; models=$(cat "$DIR/last")
