@@ -41,8 +41,11 @@ pub async fn connect(url: &str, kind: DatabaseKind) -> anyhow::Result<DatabaseCo
                         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
                 }
             }
+            // Each connection is a thread with its own page and statement caches, and SQLite
+            // writes one at a time anyway: two per core is enough to keep the cores busy.
+            let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
             let pool = SqlitePoolOptions::new()
-                .max_connections(8)
+                .max_connections((2 * cores).clamp(2, 8) as u32)
                 .acquire_timeout(Duration::from_secs(5))
                 .connect_with(options)
                 .await

@@ -5,7 +5,7 @@ use std::net::TcpListener;
 use actix_web::dev::Server;
 use actix_web::middleware::{from_fn, Compress};
 use actix_web::{web, App, HttpServer};
-use utoipa_swagger_ui::SwaggerUi;
+use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::catalog;
 use crate::http;
@@ -48,10 +48,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .configure(crate::runtime::debug_ws::configure)
         .configure(crate::monitoring::inflight::configure)
         .configure(crate::monitoring::export::configure)
-        .service(
-            SwaggerUi::new("/api/docs/{_:.*}")
-                .url("/api/v1/openapi.json", catalog::openapi::document()),
-        );
+        .route(
+            "/api/v1/openapi.json",
+            web::get().to(catalog::openapi::serve),
+        )
+        .service(SwaggerUi::new("/api/docs/{_:.*}").config(Config::new(["/api/v1/openapi.json"])));
 }
 
 impl Application {

@@ -346,12 +346,29 @@ pub fn document() -> OpenApi {
 
 /// The document as pretty JSON with a trailing newline (the committed form).
 pub fn document_json() -> String {
+    let mut s = serde_json::to_string_pretty(&document_value()).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// `GET /api/v1/openapi.json`: the document serialized once per process, on first request,
+/// and shared by every worker (each would otherwise keep its own copy of the whole tree).
+pub async fn serve() -> actix_web::HttpResponse {
+    static SERVED: std::sync::LazyLock<actix_web::web::Bytes> = std::sync::LazyLock::new(|| {
+        serde_json::to_vec(&document_value())
+            .unwrap_or_default()
+            .into()
+    });
+    actix_web::HttpResponse::Ok()
+        .content_type(actix_web::http::header::ContentType::json())
+        .body(SERVED.clone())
+}
+
+fn document_value() -> serde_json::Value {
     let mut value =
         serde_json::to_value(document()).unwrap_or_else(|e| json!({ "error": e.to_string() }));
     order_extensions(&mut value);
-    let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
-    s.push('\n');
-    s
+    value
 }
 
 /// utoipa keeps `x-` extensions in a hash map; sort them so the output is reproducible.
