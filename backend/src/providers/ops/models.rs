@@ -64,19 +64,21 @@ async fn list(
     };
     let (rows, info) =
         page.slice(models::list(&state.db, ws, kind, query.provider_uuid.as_ref()).await?);
-    // The provider is embedded only in lists across providers.
-    let providers = match query.provider_uuid {
+    // The provider is embedded only in lists across providers; each is masked once, not
+    // once per model.
+    let providers: std::collections::HashMap<_, _> = match query.provider_uuid {
         Some(_) => Default::default(),
-        None => models::providers_by_uuid(&state.db, ws).await?,
+        None => models::providers_by_uuid(&state.db, ws)
+            .await?
+            .into_iter()
+            .map(|(uuid, p)| (uuid, service::to_dto(p, None, reveal)))
+            .collect(),
     };
     Ok(ModelList {
         models: rows
             .into_iter()
             .map(|m| {
-                let provider = providers
-                    .get(&m.provider_uuid)
-                    .cloned()
-                    .map(|p| service::to_dto(p, None, reveal));
+                let provider = providers.get(&m.provider_uuid).cloned();
                 models::to_dto(m, provider, reveal)
             })
             .collect(),
