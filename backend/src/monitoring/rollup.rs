@@ -35,6 +35,13 @@ pub struct Tally {
     pub total_tokens: i64,
 }
 
+impl Tally {
+    /// The count as the API reports it (never negative).
+    pub fn count(&self) -> u64 {
+        u64::try_from(self.n).unwrap_or(0)
+    }
+}
+
 impl std::ops::AddAssign for Tally {
     fn add_assign(&mut self, o: Self) {
         self.n += o.n;

@@ -200,7 +200,7 @@ pub async fn executions(
     )?;
     let mut summary = ExecutionSummary::default();
     for (status, t) in &counts {
-        let n = u64::try_from(t.n).unwrap_or(0);
+        let n = t.count();
         summary.total += n;
         match status.as_str() {
             "queued" => summary.queued = n,
@@ -253,11 +253,10 @@ pub async fn overview(
                 .map_err(ApiError::from)
         },
     )?;
-    let count = |t: Tally| u64::try_from(t.n).unwrap_or(0);
-    let total_messages = count(overall(&messages));
-    let ok = count(messages.get("success").copied().unwrap_or_default());
-    let llm_calls = count(overall(&llm));
-    let executions = count(overall(&executions));
+    let total_messages = overall(&messages).count();
+    let ok = messages.get("success").copied().unwrap_or_default().count();
+    let llm_calls = overall(&llm).count();
+    let executions = overall(&executions).count();
     let rate = if total_messages == 0 {
         100.0
     } else {
@@ -303,7 +302,7 @@ macro_rules! record_total {
     ($db:expr, $ws:expr, $f:expr, $w:expr, $entity:ident, $cond:expr, $kind:expr) => {
         tally($db, $ws, $kind, $f, $w, By::Nothing)
             .await
-            .map(|t| u64::try_from(overall(&t).n).unwrap_or(0))
+            .map(|t| overall(&t).count())
     };
 }
 
@@ -685,7 +684,7 @@ pub async fn token_statistics(
         .into_iter()
         .map(|(model_name, t)| ModelTokens {
             model_name,
-            calls: u64::try_from(t.n).unwrap_or(0),
+            calls: t.count(),
             input_tokens: t.input_tokens,
             output_tokens: t.output_tokens,
             total_tokens: t.total_tokens,
@@ -705,7 +704,7 @@ pub async fn token_statistics(
         .rev()
         .map(|(hour, t)| SeriesPoint {
             bucket: Bucket::start(*hour).format(label).to_string(),
-            calls: u64::try_from(t.n).unwrap_or(0),
+            calls: t.count(),
             input_tokens: t.input_tokens,
             output_tokens: t.output_tokens,
             total_tokens: t.total_tokens,
@@ -713,7 +712,7 @@ pub async fn token_statistics(
         .collect();
     let all = overall(&hours);
     Ok(TokenStatistics {
-        calls: u64::try_from(all.n).unwrap_or(0),
+        calls: all.count(),
         totals: Tokens {
             input_tokens: all.input_tokens,
             output_tokens: all.output_tokens,
@@ -764,11 +763,8 @@ pub async fn traffic(
     };
     let steps = (last - first) / bucket.hours() + 1;
     let truncated = steps > SERIES_BUCKETS as i64;
-    let count = |m: &std::collections::BTreeMap<i64, Tally>, h: i64| {
-        m.get(&h)
-            .map(|t| u64::try_from(t.n).unwrap_or(0))
-            .unwrap_or(0)
-    };
+    let count =
+        |m: &std::collections::BTreeMap<i64, Tally>, h: i64| m.get(&h).map_or(0, Tally::count);
     let points = (0..steps.clamp(0, SERIES_BUCKETS as i64))
         .map(|i| first + i * bucket.hours())
         .map(|h| TrafficPoint {
