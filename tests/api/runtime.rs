@@ -61,14 +61,7 @@ async fn history_carries_over_and_reset_clears_it() {
         other.body["data"]["text"], "echo(1): three",
         "sessions are separate"
     );
-    let reset = rig
-        .send_raw(
-            &app,
-            "/reset",
-            json!({ "session_id": "s1" }).to_string().as_bytes(),
-            &[],
-        )
-        .await;
+    let reset = rig.reset(&app, "s1").await;
     assert_eq!(reset.status, 200, "{}", reset.text);
     let after = rig.sync(&app, text("s1", "four")).await;
     assert_eq!(after.body["data"]["text"], "echo(1): four");

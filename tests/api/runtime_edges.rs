@@ -756,14 +756,7 @@ async fn a_running_turn_makes_resets_409_and_afterwards_reset_clears_history() {
     let body = json!({ "bot_id": rig.bot, "session_id": "person_s1" });
     let busy = reset_context(&app, &rig.owner, &body).await;
     busy.assert_error(409, "session_busy");
-    let res = rig
-        .send_raw(
-            &app,
-            "/reset",
-            json!({ "session_id": "s1" }).to_string().as_bytes(),
-            &[],
-        )
-        .await;
+    let res = rig.reset(&app, "s1").await;
     refused(&res, 409, 40903, "/reset during a turn");
 
     // The turn was not disturbed.
@@ -813,14 +806,7 @@ async fn a_message_in_the_aggregation_window_makes_resets_409() {
     reset_context(&app, &rig.owner, &body)
         .await
         .assert_error(409, "session_busy");
-    let adapter_reset = rig
-        .send_raw(
-            &app,
-            "/reset",
-            json!({ "session_id": "s1" }).to_string().as_bytes(),
-            &[],
-        )
-        .await;
+    let adapter_reset = rig.reset(&app, "s1").await;
     refused(
         &adapter_reset,
         409,
@@ -1079,14 +1065,7 @@ async fn sync_locks_and_busy_sessions_span_replicas() {
     reset_context(&b, &rig.owner, &body)
         .await
         .assert_error(409, "session_busy");
-    let res = rig
-        .send_raw(
-            &b,
-            "/reset",
-            json!({ "session_id": "s2" }).to_string().as_bytes(),
-            &[],
-        )
-        .await;
+    let res = rig.reset(&b, "s2").await;
     refused(
         &res,
         409,

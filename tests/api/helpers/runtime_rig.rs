@@ -156,6 +156,13 @@ impl Rig {
             .await
     }
 
+    /// The adapter's `/reset` of `session`.
+    pub async fn reset(&self, app: &TestApp, session: &str) -> Response {
+        let body = json!({ "session_id": session });
+        self.send_raw(app, "/reset", body.to_string().as_bytes(), &[])
+            .await
+    }
+
     /// Waits until at least `n` callbacks arrived; returns all of them (parsed, with headers).
     pub async fn callbacks(&self, n: usize) -> Vec<(Value, String, String)> {
         for _ in 0..200 {
