@@ -211,7 +211,7 @@ async fn the_session_store_keeps_only_a_hash_of_the_token() {
         .await
         .unwrap()
         .is_none());
-    let hash = langbot::identity::secrets::hash(&token);
+    let hash = langbot::access::secrets::hash(&token);
     let record = store
         .get(&format!("session:{hash}"))
         .await

@@ -336,8 +336,21 @@ async fn a_turn_on_one_replica_reaches_viewers_on_another_through_pub_sub() {
     let mut feed = open(&b, Cred::Bearer(&rig.owner), None).await;
     let first = feed.first_snapshot().await;
     assert_eq!(first["items"], json!([]), "{first}");
-    assert_eq!(b.state.inflight.viewers(), 1);
-    assert_eq!(a.state.inflight.viewers(), 0, "the viewer is on replica B");
+    assert_eq!(
+        b.state
+            .parts
+            .get::<langbot::monitoring::inflight::InflightHub>()
+            .viewers(),
+        1
+    );
+    assert_eq!(
+        a.state
+            .parts
+            .get::<langbot::monitoring::inflight::InflightHub>()
+            .viewers(),
+        0,
+        "the viewer is on replica B"
+    );
 
     // B's producer only reloads on an announced change or every 15 s: a snapshot with A's
     // turn well within that comes from the announcement crossing Redis.
@@ -475,7 +488,14 @@ async fn viewers_per_workspace_are_capped_and_a_dropped_viewer_frees_its_slot() 
         assert_capped(&refused(&app, me, Some(&ws_a)).await);
     }
     assert_capped(&refused(&app, me, None).await);
-    assert_eq!(app.state.inflight.viewers(), 2, "refusals are not counted");
+    assert_eq!(
+        app.state
+            .parts
+            .get::<langbot::monitoring::inflight::InflightHub>()
+            .viewers(),
+        2,
+        "refusals are not counted"
+    );
 
     // Another Workspace has its own slots.
     let mut other = open(&app, me, Some(&ws_b)).await;
@@ -497,7 +517,13 @@ async fn viewers_per_workspace_are_capped_and_a_dropped_viewer_frees_its_slot() 
     let mut three = open_when_free(&app, me, Some(&ws_a), Duration::from_secs(10)).await;
     three.first_snapshot().await;
     assert_capped(&refused(&app, me, Some(&ws_a)).await);
-    assert_eq!(app.state.inflight.viewers(), 4);
+    assert_eq!(
+        app.state
+            .parts
+            .get::<langbot::monitoring::inflight::InflightHub>()
+            .viewers(),
+        4
+    );
     drop((two, three, other, other2));
 }
 
@@ -522,13 +548,25 @@ async fn viewers_in_total_are_capped_across_workspaces() {
     for ws in [&ws_a, &ws_b, &ws_c] {
         assert_capped(&refused(&app, me, Some(ws)).await);
     }
-    assert_eq!(app.state.inflight.viewers(), 2);
+    assert_eq!(
+        app.state
+            .parts
+            .get::<langbot::monitoring::inflight::InflightHub>()
+            .viewers(),
+        2
+    );
 
     drop(b);
     let mut c = open_when_free(&app, me, Some(&ws_c), Duration::from_secs(10)).await;
     c.first_snapshot().await;
     assert_capped(&refused(&app, me, Some(&ws_b)).await);
-    assert_eq!(app.state.inflight.viewers(), 2);
+    assert_eq!(
+        app.state
+            .parts
+            .get::<langbot::monitoring::inflight::InflightHub>()
+            .viewers(),
+        2
+    );
     drop((a, c));
 }
 
@@ -568,7 +606,14 @@ async fn the_feed_needs_credentials_and_resource_view() {
         .await;
     denied.assert_error(403, "permission_denied");
     assert_eq!(denied.body["details"]["permission"], "resource.view");
-    assert_eq!(app.state.inflight.viewers(), 0, "refusals are not counted");
+    assert_eq!(
+        app.state
+            .parts
+            .get::<langbot::monitoring::inflight::InflightHub>()
+            .viewers(),
+        0,
+        "refusals are not counted"
+    );
 
     // `resource.view` is enough: a scoped key and the lowest role.
     let (_, seeing) = app

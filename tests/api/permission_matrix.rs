@@ -261,7 +261,7 @@ fn the_oracle_and_the_catalog_agree() {
     let oracle = oracle();
     let mut problems = Vec::new();
     let mut seen = BTreeSet::new();
-    for op in langbot::catalog::operations() {
+    for op in langbot::api::catalog().operations() {
         let meta = op.meta();
         if !seen.insert(meta.id) {
             problems.push(format!("{}: declared twice in the catalog", meta.id));
@@ -320,7 +320,12 @@ async fn member(app: &TestApp, owner: &str, workspace: &str, email: &str, role: 
 
 #[tokio::test]
 async fn every_principal_gets_exactly_its_permissions() {
-    let app = spawn_app_with(|s| s.api.global_api_key = Some(GLOBAL_KEY.into())).await;
+    let app = spawn_app_with(|s| {
+        s.api.global_api_key = Some(GLOBAL_KEY.into());
+        // The live feed is a catalog operation too: let each granted stream end quickly.
+        s.monitoring.stream_lifetime = std::time::Duration::from_millis(200);
+    })
+    .await;
     let oracle = oracle();
     let owner = app.init_owner().await;
     let ws = app.workspace_of(&owner).await;
@@ -455,7 +460,7 @@ async fn every_principal_gets_exactly_its_permissions() {
         }
     }
 
-    for op in langbot::catalog::operations() {
+    for op in langbot::api::catalog().operations() {
         let meta = op.meta();
         let Some(row) = oracle.get(meta.id) else {
             problems.push(format!("{}: missing from operations.csv", meta.id));
@@ -573,7 +578,7 @@ async fn unauthenticated_calls_to_protected_operations_are_401() {
 
     let mut problems = Vec::new();
     let mut protected = 0;
-    for op in langbot::catalog::operations() {
+    for op in langbot::api::catalog().operations() {
         let meta = op.meta();
         let Some(row) = oracle.get(meta.id) else {
             problems.push(format!("{}: missing from operations.csv", meta.id));

@@ -122,6 +122,8 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
         ("set_default_pipeline", None),
         // A run that got through would be recorded (see `runtime_records`).
         ("run_pipeline", Some(json!({ "message": "intruder run" }))),
+        // A plain GET of the debug socket is authorized and checked, then told to upgrade.
+        ("pipeline_debug_chat", None),
         // Bots and routes.
         (
             "create_bot",
@@ -190,7 +192,8 @@ const GLOBAL_PATH_PARAMETERS: &[&str] = &["get_requester", "get_adapter"];
 
 /// Workspace-scoped operations (session / session_or_api_key) whose path has a parameter.
 fn workspace_ops_with_path_params() -> Vec<&'static langbot::catalog::OpMeta> {
-    langbot::catalog::operations()
+    langbot::api::catalog()
+        .operations()
         .iter()
         .map(|op| op.meta())
         .filter(|m| m.access.has_workspace() && m.path.contains('{'))
@@ -212,7 +215,8 @@ fn coverage_problems() -> Vec<String> {
             ));
         }
     }
-    let known: BTreeSet<&str> = langbot::catalog::operations()
+    let known: BTreeSet<&str> = langbot::api::catalog()
+        .operations()
         .iter()
         .filter(|op| op.meta().access.has_workspace())
         .map(|op| op.meta().id)
@@ -1435,7 +1439,7 @@ async fn another_workspaces_resources_are_invisible_and_untouchable() {
     let mut problems = Vec::new();
     let mut attacks = 0;
 
-    for op in langbot::catalog::operations() {
+    for op in langbot::api::catalog().operations() {
         let meta = op.meta();
         if !meta.access.has_workspace() {
             continue;

@@ -58,7 +58,8 @@ pub struct BotEnvelope {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct CreateBot {
+#[schema(as = CreateBot)]
+pub struct CreateBotBody {
     #[validate(length(min = 1, max = 255))]
     pub name: String,
     #[validate(length(max = 255))]
@@ -75,7 +76,8 @@ pub struct CreateBot {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct UpdateBot {
+#[schema(as = UpdateBot)]
+pub struct UpdateBotBody {
     #[validate(length(min = 1, max = 255))]
     pub name: Option<String>,
     #[validate(length(max = 255))]

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::adapters::{self, Adapter};
-use super::dto::{Bot, CreateBot, UpdateBot};
+use super::dto::{Bot, CreateBotBody, UpdateBotBody};
 use super::routes::{self, Route, RouteInput, TargetType};
 use crate::access::{Permission, WorkspaceCtx};
 use crate::entities::bot;
@@ -126,7 +126,7 @@ fn routes_json(routes: &[Route]) -> ApiResult<Value> {
 pub async fn create(
     db: &impl ConnectionTrait,
     ws: &WorkspaceCtx,
-    input: CreateBot,
+    input: CreateBotBody,
 ) -> ApiResult<bot::Model> {
     let name = input.name.trim();
     if name.is_empty() {
@@ -161,7 +161,7 @@ pub async fn update(
     db: &impl ConnectionTrait,
     ws: &WorkspaceCtx,
     uuid: &Uuid,
-    input: UpdateBot,
+    input: UpdateBotBody,
 ) -> ApiResult<bot::Model> {
     let stored = get(db, ws, uuid).await?;
     let mut row: bot::ActiveModel = stored.clone().into();

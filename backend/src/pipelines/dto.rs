@@ -98,7 +98,8 @@ pub struct PipelineEnvelope {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct CreatePipeline {
+#[schema(as = CreatePipeline)]
+pub struct CreatePipelineBody {
     #[validate(length(min = 1, max = 255))]
     pub name: String,
     #[validate(length(max = 255))]
@@ -117,7 +118,8 @@ pub struct CreatePipeline {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct UpdatePipeline {
+#[schema(as = UpdatePipeline)]
+pub struct UpdatePipelineBody {
     #[validate(length(min = 1, max = 255))]
     pub name: Option<String>,
     #[validate(length(max = 255))]

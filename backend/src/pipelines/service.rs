@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::config::{PipelineConfig, PipelineConfigInput};
 use super::dto::{
-    CreatePipeline, ExtensionsPreferences, RoutingBot, SortBy, SortOrder, UpdatePipeline,
+    CreatePipelineBody, ExtensionsPreferences, RoutingBot, SortBy, SortOrder, UpdatePipelineBody,
 };
 use super::metadata;
 use crate::access::WorkspaceCtx;
@@ -199,7 +199,7 @@ async fn insert(
 pub async fn create(
     db: &impl ConnectionTrait,
     ws: &WorkspaceCtx,
-    input: CreatePipeline,
+    input: CreatePipelineBody,
 ) -> ApiResult<pipeline::Model> {
     let name = input.name.trim();
     if name.is_empty() {
@@ -232,7 +232,7 @@ pub async fn update(
     db: &impl ConnectionTrait,
     ws: &WorkspaceCtx,
     uuid: &Uuid,
-    input: UpdatePipeline,
+    input: UpdatePipelineBody,
 ) -> ApiResult<()> {
     let stored = get(db, ws, uuid).await?;
     let mut row: pipeline::ActiveModel = stored.clone().into();

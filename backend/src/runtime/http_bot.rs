@@ -134,7 +134,7 @@ async fn verify(
     if !bot.enable {
         return Err(refuse(StatusCode::FORBIDDEN, 40301, "bot is disabled"));
     }
-    let body = crate::catalog::http::read_body(req, payload, state.settings.api.body_limit)
+    let body = crate::http::read_body(req, payload, state.settings.api.body_limit)
         .await
         .map_err(|e| match e.code {
             crate::error::ErrorCode::PayloadTooLarge => {
@@ -176,11 +176,7 @@ async fn verify(
         }
     }
     let workspace = Uuid::parse_str(&bot.workspace_uuid).unwrap_or_default();
-    let language = state
-        .identity
-        .language(state, workspace)
-        .await
-        .unwrap_or_default();
+    let language = state.identity.language(workspace).await.unwrap_or_default();
     let ws = WorkspaceCtx {
         uuid: workspace,
         permissions: PermissionSet::EMPTY,
@@ -265,11 +261,7 @@ async fn inbound(
         .get("x-lb-idempotency-key")
         .and_then(|h| h.to_str().ok())
     {
-        let key = format!(
-            "idem:{}:{}",
-            v.bot.uuid,
-            crate::identity::secrets::hash(key)
-        );
+        let key = format!("idem:{}:{}", v.bot.uuid, crate::access::secrets::hash(key));
         match state
             .store
             .set_if_absent(&key, b"1", IDEMPOTENCY_WINDOW)
@@ -293,7 +285,11 @@ async fn inbound(
     let aggregating = pipeline_config.is_some();
     let data = json!({ "session_id": msg.chat_id, "accepted_message_id": msg.message_id, "aggregating": aggregating });
     let state = state.into_inner();
-    tokio::spawn(async move { handle(&state, v, msg, pipeline_config).await });
+    // Tracked, so a graceful shutdown lets the accepted message's turn finish.
+    state
+        .tasks
+        .clone()
+        .spawn(async move { handle(&state, v, msg, pipeline_config).await });
     HttpResponse::Accepted().json(json!({ "code": 0, "msg": "accepted", "data": data }))
 }
 
@@ -318,11 +314,11 @@ async fn handle(state: &AppState, v: Verified, mut msg: Inbound, aggregate: Opti
     let batch = match aggregate {
         Some(delay) => {
             let key = format!("{}:{}", v.bot.uuid, session_id(msg.kind, &msg.chat_id));
-            if !state
-                .runtime
-                .aggregator
-                .add(&key, msg.segments.clone(), delay)
-            {
+            if !state.parts.get::<super::aggregate::Aggregator>().add(
+                &key,
+                msg.segments.clone(),
+                delay,
+            ) {
                 return; // merged into the batch another message leads (and marks busy)
             }
             Some(key)
@@ -337,7 +333,12 @@ async fn handle(state: &AppState, v: Verified, mut msg: Inbound, aggregate: Opti
     )
     .await;
     if let Some(key) = batch {
-        msg.segments = state.runtime.aggregator.collect(&key).await.0;
+        msg.segments = state
+            .parts
+            .get::<super::aggregate::Aggregator>()
+            .collect(&key)
+            .await
+            .0;
     }
     run_turn(state, &v, msg, waiting).await;
 }

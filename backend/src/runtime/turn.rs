@@ -75,7 +75,7 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
             &json!(input.segments),
             160,
         )),
-        &state.runtime.replica,
+        &state.replica,
     )
     .await;
     recorder::message(

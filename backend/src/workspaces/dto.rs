@@ -239,7 +239,8 @@ pub struct Registration {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct AcceptInvitation {
+#[schema(as = AcceptInvitation)]
+pub struct AcceptInvitationBody {
     #[validate(length(min = 1, max = 128))]
     pub token: String,
     /// A new account for the invitee; omit when logged in.

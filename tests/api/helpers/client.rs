@@ -107,7 +107,9 @@ impl TestApp {
     }
 
     async fn spawn_settings(settings: Settings, backend: Backend, dir: tempfile::TempDir) -> Self {
-        let state = AppState::init(settings).await.expect("init app state");
+        let state = langbot::startup::build_state(settings)
+            .await
+            .expect("init app state");
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let options = ServerOptions {
             workers: 1,

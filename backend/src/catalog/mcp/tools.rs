@@ -2,17 +2,19 @@
 //! operation's OpenAPI parameters and request body, so both faces share one schema.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
 
 use crate::access::RequestCtx;
-use crate::catalog::{operations, DynOperation, McpTool};
+use crate::catalog::{Catalog, McpTool, OpMeta};
 use crate::error::{ApiError, ApiResult};
 
 /// One tool: the operation and how its arguments map onto path, query and body.
 pub struct Tool {
-    pub op: &'static dyn DynOperation,
+    /// The operation's position in the catalog.
+    pub index: usize,
+    pub meta: &'static OpMeta,
+    has_body: bool,
     pub name: &'static str,
     description: String,
     input_schema: Value,
@@ -75,15 +77,18 @@ fn resolve<'a>(schema: &'a Value, components: &'a Map<String, Value>) -> &'a Val
     }
 }
 
-fn build() -> Vec<Tool> {
-    let doc = serde_json::to_value(crate::catalog::openapi::document()).unwrap_or_default();
+/// The tools of a catalog: its MCP-marked operations.
+pub fn build(catalog: &Catalog) -> Vec<Tool> {
+    let doc = serde_json::to_value(crate::catalog::openapi::document(catalog)).unwrap_or_default();
     let components = doc["components"]["schemas"]
         .as_object()
         .cloned()
         .unwrap_or_default();
-    operations()
+    catalog
+        .operations()
         .iter()
-        .filter_map(|op| {
+        .enumerate()
+        .filter_map(|(index, op)| {
             let meta = op.meta();
             let mcp = meta.mcp?;
             let item =
@@ -152,7 +157,9 @@ fn build() -> Vec<Tool> {
                 d => format!("{} {d}", meta.summary),
             };
             Some(Tool {
-                op: op.as_ref(),
+                index,
+                meta,
+                has_body: op.has_body(),
                 name: meta.id,
                 description,
                 input_schema: schema,
@@ -164,20 +171,11 @@ fn build() -> Vec<Tool> {
         .collect()
 }
 
-pub fn all() -> &'static [Tool] {
-    static TOOLS: OnceLock<Vec<Tool>> = OnceLock::new();
-    TOOLS.get_or_init(build)
-}
-
-pub fn find(name: &str) -> Option<&'static Tool> {
-    all().iter().find(|t| t.name == name)
-}
-
 /// The tools this caller may call.
-pub fn list(ctx: &RequestCtx) -> Vec<Value> {
-    all()
+pub fn list(tools: &[Tool], ctx: &RequestCtx) -> Vec<Value> {
+    tools
         .iter()
-        .filter(|t| match (t.op.meta().permission, ctx.workspace.as_ref()) {
+        .filter(|t| match (t.meta.permission, ctx.workspace.as_ref()) {
             (None, _) => true,
             (Some(p), Some(ws)) => ws.permissions.contains(p),
             (Some(_), None) => false,
@@ -230,7 +228,7 @@ impl Tool {
             return Err(ApiError::invalid(format!("Unknown argument {field}"))
                 .field(*field, "is not an argument of this tool"));
         }
-        let body = if !self.op.has_body() {
+        let body = if !self.has_body {
             Value::Null
         } else if let Some(arg) = self.mcp.body_arg {
             args.remove(arg).unwrap_or(Value::Null)

@@ -22,7 +22,7 @@ struct Scope {
 fn scopes(email: &str, ip: Option<IpAddr>) -> Vec<Scope> {
     let mut scopes = vec![Scope {
         name: "account",
-        id: crate::identity::secrets::hash(email),
+        id: super::secrets::hash(email),
         limit: ACCOUNT_LIMIT,
     }];
     if let Some(ip) = ip {

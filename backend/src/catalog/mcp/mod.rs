@@ -1,33 +1,37 @@
 //! The MCP server at `/mcp` (SPEC §12): streamable HTTP, stateless, JSON responses. The tools
 //! are the catalog's MCP-marked operations; `tools/call` runs the same operation body as HTTP,
-//! after the same `catalog::authorize`.
+//! after the same `authorize`.
 //!
 //! The protocol surface used here is small (five methods over one POST), and the tool schemas
 //! must be the OpenAPI ones, so the JSON-RPC shapes are written here rather than taken from
 //! `rmcp`, whose server side brings its own (schemars) schema generation and a tower transport.
 
 mod jsonrpc;
-mod tools;
+pub(super) mod tools;
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde_json::{json, Value};
 
-use crate::access::{Credentials, RequestCtx};
-use crate::catalog::{Access, OpMeta};
+use super::{authorize, request, Catalog, OpMeta};
+use crate::access::{secrets, Credentials, RequestCtx};
 use crate::error::{ApiError, ErrorCode};
-use crate::http::{client_ip, RequestId};
 use crate::state::AppState;
 use jsonrpc::{RpcError, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
+pub use tools::Tool;
 
 pub const SUPPORTED_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const LATEST: &str = "2025-11-25";
 
 /// Routes: POST speaks JSON-RPC; other methods are 405.
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(catalog: &'static Catalog, cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::resource("/mcp")
-            .route(web::post().to(handle))
+            .route(web::post().to(
+                move |req: HttpRequest, payload: web::Payload, state: web::Data<AppState>| {
+                    handle(catalog, req, payload, state)
+                },
+            ))
             .default_service(web::to(method_not_allowed)),
     );
 }
@@ -45,19 +49,9 @@ async fn method_not_allowed() -> HttpResponse {
         )
 }
 
-/// The meta an MCP caller must satisfy: keys only, in their Workspace.
-const MCP_ACCESS: OpMeta = OpMeta {
-    id: "mcp",
-    method: crate::catalog::Method::Post,
-    path: "/mcp",
-    summary: "",
-    description: "",
-    tag: "mcp",
-    access: Access::Workspace,
-    permission: None,
-    errors: &[],
-    mcp: None,
-};
+/// The rule an MCP caller must satisfy before any tool: a key, in its Workspace (each tool
+/// then checks its own permission).
+const MCP_ACCESS: OpMeta = OpMeta::post("mcp", "/mcp").tag("mcp");
 
 fn unauthorized(message: &str) -> HttpResponse {
     HttpResponse::Unauthorized()
@@ -70,37 +64,37 @@ fn unauthorized(message: &str) -> HttpResponse {
 }
 
 async fn handle(
+    catalog: &'static Catalog,
     req: HttpRequest,
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
     // Authentication comes before anything else: only API keys (and the global key).
-    let mut creds = crate::catalog::http::credentials(&req);
+    let mut creds = request::credentials(&req);
     creds.workspace_id = None;
     if is_session_token(&creds) {
         return unauthorized("A valid LangBot API key is required for MCP access");
     }
-    let base = RequestCtx::anonymous(RequestId::of(&req), client_ip(&req, &state.trusted_proxies));
-    let ctx = match crate::catalog::authorize(&state, &MCP_ACCESS, &creds, base).await {
+    let base = request::anonymous_ctx(&req, &state);
+    let ctx = match authorize(&state, &MCP_ACCESS, &creds, base).await {
         Ok(ctx) => RequestCtx {
             conceal_secrets: true,
             ..ctx
         },
         Err(_) => return unauthorized("A valid LangBot API key is required for MCP access"),
     };
-    let body =
-        match crate::catalog::http::read_body(&req, payload, state.settings.api.body_limit).await {
-            Ok(body) => body,
-            Err(e) if e.code == ErrorCode::PayloadTooLarge => {
-                return HttpResponse::PayloadTooLarge().json(
-                    RpcError::new(Value::Null, INVALID_REQUEST, "Request body too large").body(),
-                );
-            }
-            Err(e) => {
-                return HttpResponse::BadRequest()
-                    .json(RpcError::new(Value::Null, INVALID_REQUEST, e.english()).body())
-            }
-        };
+    let body = match crate::http::read_body(&req, payload, state.settings.api.body_limit).await {
+        Ok(body) => body,
+        Err(e) if e.code == ErrorCode::PayloadTooLarge => {
+            return HttpResponse::PayloadTooLarge().json(
+                RpcError::new(Value::Null, INVALID_REQUEST, "Request body too large").body(),
+            );
+        }
+        Err(e) => {
+            return HttpResponse::BadRequest()
+                .json(RpcError::new(Value::Null, INVALID_REQUEST, e.english()).body())
+        }
+    };
     let message: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {
@@ -141,7 +135,7 @@ async fn handle(
         return HttpResponse::Accepted().finish();
     };
     let params = message.get("params").cloned().unwrap_or(Value::Null);
-    match dispatch(&state, &ctx, &method, params).await {
+    match dispatch(catalog, &state, &ctx, &method, params).await {
         Ok(result) => {
             HttpResponse::Ok().json(json!({ "jsonrpc": "2.0", "id": id, "result": result }))
         }
@@ -157,7 +151,7 @@ fn is_session_token(creds: &Credentials) -> bool {
         && creds
             .bearer
             .as_deref()
-            .is_some_and(|b| b.starts_with(crate::identity::secrets::SESSION_PREFIX))
+            .is_some_and(|b| b.starts_with(secrets::SESSION_PREFIX))
 }
 
 enum Failure {
@@ -167,6 +161,7 @@ enum Failure {
 }
 
 async fn dispatch(
+    catalog: &Catalog,
     state: &AppState,
     ctx: &RequestCtx,
     method: &str,
@@ -189,8 +184,8 @@ async fn dispatch(
             }))
         }
         "ping" => Ok(json!({})),
-        "tools/list" => Ok(json!({ "tools": tools::list(ctx) })),
-        "tools/call" => call(state, ctx, params).await,
+        "tools/list" => Ok(json!({ "tools": tools::list(catalog.tools(), ctx) })),
+        "tools/call" => call(catalog, state, ctx, params).await,
         "prompts/list" => Ok(json!({ "prompts": [] })),
         "resources/list" => Ok(json!({ "resources": [] })),
         "resources/templates/list" => Ok(json!({ "resourceTemplates": [] })),
@@ -202,7 +197,12 @@ async fn dispatch(
     }
 }
 
-async fn call(state: &AppState, ctx: &RequestCtx, params: Value) -> Result<Value, Failure> {
+async fn call(
+    catalog: &Catalog,
+    state: &AppState,
+    ctx: &RequestCtx,
+    params: Value,
+) -> Result<Value, Failure> {
     let Some(name) = params["name"].as_str() else {
         return Err(Failure::Rpc(RpcError::new(
             Value::Null,
@@ -210,14 +210,14 @@ async fn call(state: &AppState, ctx: &RequestCtx, params: Value) -> Result<Value
             "tools/call needs a tool name",
         )));
     };
-    let Some(tool) = tools::find(name) else {
+    let Some(tool) = catalog.tools().iter().find(|t| t.name == name) else {
         return Err(Failure::Rpc(RpcError::new(
             Value::Null,
             INVALID_PARAMS,
             format!("Unknown tool: {name}"),
         )));
     };
-    let meta = tool.op.meta();
+    let meta = tool.meta;
     if let (Some(permission), Some(ws)) = (meta.permission, ctx.workspace.as_ref()) {
         if !ws.permissions.contains(permission) {
             let err = RpcError::new(
@@ -240,7 +240,12 @@ async fn call(state: &AppState, ctx: &RequestCtx, params: Value) -> Result<Value
         }
     };
     let result = match tool.split(arguments) {
-        Ok((path, query, body)) => tool.op.call_json(state, ctx, path, query, body).await,
+        Ok((path, query, body)) => match catalog.operations().get(tool.index) {
+            Some(op) => op.call_json(state, ctx, path, query, body).await,
+            None => Err(ApiError::internal(anyhow::anyhow!(
+                "tool {name} lost its operation"
+            ))),
+        },
         Err(e) => Err(e),
     }
     .map_err(|e| tool.name_fields(e));
