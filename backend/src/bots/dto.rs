@@ -9,7 +9,7 @@ use validator::Validate;
 use super::adapters::Adapter;
 use super::engine::Step;
 use super::routes::{Route, RouteInput, TargetType};
-use crate::catalog::PageInfo;
+use crate::catalog::{Name, PageInfo};
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Bot {
@@ -60,8 +60,8 @@ pub struct BotEnvelope {
 #[serde(deny_unknown_fields)]
 #[schema(as = CreateBot)]
 pub struct CreateBotBody {
-    #[validate(length(min = 1, max = 255))]
-    pub name: String,
+    #[schema(value_type = String)]
+    pub name: Name,
     #[validate(length(max = 255))]
     pub description: Option<String>,
     #[validate(length(min = 1, max = 255))]
@@ -78,8 +78,8 @@ pub struct CreateBotBody {
 #[serde(deny_unknown_fields)]
 #[schema(as = UpdateBot)]
 pub struct UpdateBotBody {
-    #[validate(length(min = 1, max = 255))]
-    pub name: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub name: Option<Name>,
     #[validate(length(max = 255))]
     pub description: Option<String>,
     #[validate(length(min = 1, max = 255))]

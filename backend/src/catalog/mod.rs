@@ -15,6 +15,7 @@ mod registry;
 pub mod request;
 mod socket;
 mod types;
+mod values;
 
 use std::future::Future;
 
@@ -33,6 +34,7 @@ pub use page::{PageInfo, PageQuery};
 pub use registry::{authorize, op, Catalog, DynOperation};
 pub use socket::Socket;
 pub use types::{NoBody, NoParams, Null};
+pub use values::Name;
 
 /// One operation: its declaration, its typed input and output, and its transport-agnostic body.
 pub trait Operation: Send + Sync + 'static {

@@ -175,7 +175,7 @@ pub async fn authorize(
         .authenticate(meta.access, credentials, base)
         .await?;
     // From here on, errors speak the Workspace's language.
-    crate::http::request_local::set_language(ctx.language());
+    crate::error::request_local::set_language(ctx.language());
     if let (Some(permission), Some(ws)) = (meta.permission, ctx.workspace.as_ref()) {
         ws.require(permission)?;
     }

@@ -3,7 +3,6 @@
 mod body;
 pub mod health;
 mod request_id;
-pub mod request_local;
 
 use std::net::IpAddr;
 

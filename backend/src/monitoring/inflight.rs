@@ -22,7 +22,7 @@ use uuid::Uuid;
 use super::dto::ExecutionRow;
 use crate::access::{Permission, RequestCtx, WorkspaceCtx};
 use crate::catalog::{EventStream, Input, McpTool, NoBody, NoParams, OpMeta, Operation};
-use crate::entities::execution;
+use crate::entities::execution::{self, ExecutionStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 
@@ -55,7 +55,7 @@ pub async fn snapshot(db: &impl ConnectionTrait, ws: &WorkspaceCtx) -> ApiResult
     let now = crate::db::now();
     let active = Condition::all()
         .add(execution::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
-        .add(execution::Column::Status.is_in(["queued", "running"]))
+        .add(execution::Column::Status.is_in([ExecutionStatus::Queued, ExecutionStatus::Running]))
         .add(execution::Column::LeaseExpiresAt.gt(now));
     let active_total = execution::Entity::find()
         .filter(active.clone())
@@ -88,10 +88,7 @@ pub async fn snapshot(db: &impl ConnectionTrait, ws: &WorkspaceCtx) -> ApiResult
     // lists is listed as active, so the count covers at least what is listed.
     let listed_active = rows
         .iter()
-        .filter(|e| {
-            matches!(e.status.as_str(), "queued" | "running")
-                && e.lease_expires_at.is_some_and(|l| l > now)
-        })
+        .filter(|e| e.status.is_active() && e.lease_expires_at.is_some_and(|l| l > now))
         .count() as u64;
     let active_total = active_total.max(listed_active);
     Ok(Snapshot {

@@ -8,6 +8,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelec
 
 use tokio_util::sync::CancellationToken;
 
+use crate::entities::execution::ExecutionStatus;
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
 };
@@ -41,7 +42,10 @@ pub async fn run_once(state: &AppState) -> ApiResult<(u64, u64)> {
 pub async fn reap(db: &impl ConnectionTrait) -> ApiResult<u64> {
     let now = crate::db::now();
     let result = execution::Entity::update_many()
-        .col_expr(execution::Column::Status, Expr::value("failed"))
+        .col_expr(
+            execution::Column::Status,
+            Expr::value(ExecutionStatus::Failed.as_str()),
+        )
         .col_expr(
             execution::Column::Error,
             Expr::value("Execution interrupted: its replica stopped renewing the lease"),
@@ -51,7 +55,9 @@ pub async fn reap(db: &impl ConnectionTrait) -> ApiResult<u64> {
             execution::Column::LeaseExpiresAt,
             Expr::value(Option::<chrono::DateTime<chrono::Utc>>::None),
         )
-        .filter(execution::Column::Status.is_in(["queued", "running"]))
+        .filter(
+            execution::Column::Status.is_in([ExecutionStatus::Queued, ExecutionStatus::Running]),
+        )
         .filter(execution::Column::LeaseExpiresAt.lt(now))
         .exec(db)
         .await?;

@@ -6,7 +6,7 @@ use utoipa::{IntoParams, ToSchema};
 use validator::Validate;
 
 use super::config::{PipelineConfig, PipelineConfigInput};
-use crate::catalog::PageInfo;
+use crate::catalog::{Name, PageInfo};
 use crate::entities::pipeline;
 
 /// A plugin bound to a pipeline.
@@ -100,8 +100,8 @@ pub struct PipelineEnvelope {
 #[serde(deny_unknown_fields)]
 #[schema(as = CreatePipeline)]
 pub struct CreatePipelineBody {
-    #[validate(length(min = 1, max = 255))]
-    pub name: String,
+    #[schema(value_type = String)]
+    pub name: Name,
     #[validate(length(max = 255))]
     pub description: Option<String>,
     #[validate(length(min = 1, max = 16))]
@@ -120,8 +120,8 @@ pub struct CreatePipelineBody {
 #[serde(deny_unknown_fields)]
 #[schema(as = UpdatePipeline)]
 pub struct UpdatePipelineBody {
-    #[validate(length(min = 1, max = 255))]
-    pub name: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub name: Option<Name>,
     #[validate(length(max = 255))]
     pub description: Option<String>,
     #[validate(length(min = 1, max = 16))]

@@ -201,12 +201,7 @@ pub async fn create(
     ws: &WorkspaceCtx,
     input: CreatePipelineBody,
 ) -> ApiResult<pipeline::Model> {
-    let name = input.name.trim();
-    if name.is_empty() {
-        return Err(
-            ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-        );
-    }
+    let name = input.name.as_str();
     let config = match input.config {
         Some(supplied) => parse_config(supplied)?.merge_into(PipelineConfig::default()),
         None => template(db, ws).await?,
@@ -237,12 +232,7 @@ pub async fn update(
     let stored = get(db, ws, uuid).await?;
     let mut row: pipeline::ActiveModel = stored.clone().into();
     if let Some(name) = input.name {
-        let name = name.trim().to_string();
-        if name.is_empty() {
-            return Err(
-                ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-            );
-        }
+        let name = name.into_inner();
         row.name = Set(name);
     }
     if let Some(d) = input.description {

@@ -14,6 +14,7 @@ use super::ops::DEBUG_BOT;
 use super::turn::{self, TurnInput};
 use crate::access::{Access, Permission, RequestCtx, WorkspaceCtx};
 use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation, Socket, WebSocket};
+use crate::entities::execution::ExecutionMode;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -124,7 +125,7 @@ async fn chat(
         is_at_bot: false,
         message_id: format!("in_{}", Uuid::new_v4().simple()),
         event_id: None,
-        mode: "debug",
+        mode: ExecutionMode::Debug,
         deltas: Some(tx),
     };
     let turn = turn::run(state, input);

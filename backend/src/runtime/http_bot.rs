@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use actix_web::{web, HttpRequest, HttpResponse};
+use backon::{ExponentialBuilder, Retryable};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -399,13 +400,12 @@ async fn deliver(
             "timestamp": chrono::Utc::now().to_rfc3339(),
         });
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
-        let mut delivered = false;
-        for attempt in 0..=config.callback_max_retries {
-            if attempt > 0 {
-                let backoff = Duration::from_millis(250 * 2u64.pow(attempt.min(6) - 1))
-                    .min(Duration::from_secs(8));
-                tokio::time::sleep(backoff).await;
-            }
+        // 250 ms doubling up to 8 s between attempts; `callback_max_retries` after the first.
+        let backoff = ExponentialBuilder::default()
+            .with_min_delay(Duration::from_millis(250))
+            .with_max_delay(Duration::from_secs(8))
+            .with_max_times(usize::try_from(config.callback_max_retries).unwrap_or(usize::MAX));
+        let post = || async {
             let ts = chrono::Utc::now().timestamp().to_string();
             let mut request = state
                 .http
@@ -418,18 +418,19 @@ async fn deliver(
                 request = request.header("x-lb-signature", signing::sign(secret, &ts, &bytes));
             }
             match request.send().await {
-                Ok(resp) if resp.status().is_success() => {
-                    delivered = true;
-                    break;
-                }
-                Ok(resp) => tracing::warn!(
-                    http.status = resp.status().as_u16(),
-                    attempt,
-                    "callback refused"
-                ),
-                Err(e) => tracing::warn!(error = %e.without_url(), attempt, "callback failed"),
+                Ok(resp) if resp.status().is_success() => Ok(()),
+                Ok(resp) => Err(format!(
+                    "callback refused with HTTP {}",
+                    resp.status().as_u16()
+                )),
+                Err(e) => Err(format!("callback failed: {}", e.without_url())),
             }
-        }
+        };
+        let delivered = post
+            .retry(backoff)
+            .notify(|why, wait| tracing::warn!(error = %why, retry_in_ms = wait.as_millis() as u64, "callback not delivered; retrying"))
+            .await
+            .is_ok();
         if !delivered {
             tracing::error!(
                 session,

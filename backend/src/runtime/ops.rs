@@ -14,6 +14,7 @@ use super::turn::{self, TurnInput};
 use crate::access::{Permission, RequestCtx};
 use crate::bots::ops::BotPath;
 use crate::catalog::{Input, McpTool, NoParams, OpMeta, Operation};
+use crate::entities::execution::ExecutionMode;
 use crate::entities::{monitoring_session, route_trace};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::pipelines::ops::PipelinePath;
@@ -297,7 +298,7 @@ impl Operation for RunPipeline {
                 is_at_bot: false,
                 message_id: message_id.clone(),
                 event_id: None,
-                mode: "debug",
+                mode: ExecutionMode::Debug,
                 deltas: None,
             },
         );
@@ -309,7 +310,7 @@ impl Operation for RunPipeline {
                     session_id: out.session_id,
                     query_id: out.execution_id,
                     message_id,
-                    status: out.status.into(),
+                    status: out.status.as_str().into(),
                     reply: replies.join("\n"),
                     replies,
                     error: out.error,

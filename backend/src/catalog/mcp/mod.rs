@@ -264,7 +264,7 @@ async fn call(
 
 /// A domain error as a tool result.
 fn tool_error(e: &ApiError) -> Value {
-    let (_, lang) = crate::http::request_local::current();
+    let (_, lang) = crate::error::request_local::current();
     let mut body = json!({ "code": e.code, "msg": e.message_in(lang) });
     if !e.errors.is_empty() {
         body["errors"] = json!(e.errors);

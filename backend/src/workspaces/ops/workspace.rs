@@ -63,12 +63,7 @@ impl Operation for CreateWorkspace {
             return Err(ApiError::new(ErrorCode::EditionLimit)
                 .msg("This edition supports one Workspace per instance"));
         }
-        let name = input.body.name.trim();
-        if name.is_empty() {
-            return Err(
-                ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-            );
-        }
+        let name = input.body.name.as_str();
         let account = ctx.account()?;
         let txn = state.db.begin().await?;
         let ws = service::create_with_owner(&txn, name, &account.to_string()).await?;
@@ -160,12 +155,7 @@ impl Operation for RenameWorkspace {
     ) -> ApiResult<WorkspaceEnvelope> {
         let ws = ctx.workspace()?;
         require_selected(ws, &input.path.workspace_uuid)?;
-        let name = input.body.name.trim();
-        if name.is_empty() {
-            return Err(
-                ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-            );
-        }
+        let name = input.body.name.as_str();
         Ok(WorkspaceEnvelope {
             workspace: service::rename(&state.db, ws, name).await?.into(),
         })

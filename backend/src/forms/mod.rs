@@ -1,6 +1,8 @@
 //! Config forms shared by requesters and adapters: field descriptions (served to clients) and
 //! validation of a config object against them.
 
+pub mod secrets;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
@@ -195,7 +197,7 @@ pub fn mask_secrets(fields: &[ConfigField], config: &Value) -> Value {
     if let Some(map) = out.as_object_mut() {
         for field in fields.iter().filter(|f| f.secret) {
             if let Some(v) = map.get_mut(field.name) {
-                *v = crate::providers::secrets::mask_value(v);
+                *v = secrets::mask_value(v);
             }
         }
     }
@@ -214,11 +216,7 @@ pub fn restore_secrets(
         for field in fields.iter().filter(|f| f.secret) {
             if let Some(v) = map.get_mut(field.name) {
                 let path = format!("{prefix}.{}", field.name);
-                *v = crate::providers::secrets::restore_secret(
-                    v,
-                    stored.and_then(|s| s.get(field.name)),
-                    &path,
-                )?;
+                *v = secrets::restore_secret(v, stored.and_then(|s| s.get(field.name)), &path)?;
             }
         }
     }

@@ -1,4 +1,5 @@
-//! Secret masking (`***`) and preservation on update (reference providers_models §3).
+//! Secret masking (`***`) and preservation on update (reference providers_models §3), for
+//! every form with secret fields (provider configs and keys, bot adapter configs).
 
 use serde_json::{Map, Value};
 
