@@ -10,6 +10,7 @@ use reqwest::Method;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, EntityTrait, IntoActiveModel};
 use serde_json::{json, Value};
 
+use super::traffic::ok;
 use crate::helpers::fixtures::{text, Rig};
 use crate::helpers::{spawn_app, FakeOpenAi, Route, TestApp};
 use langbot::entities::{execution, llm_call, monitoring_message, monitoring_rollup};
@@ -55,11 +56,6 @@ async fn assert_rollups_match_records(app: &TestApp, when: &str) -> Vec<String> 
         "{when}: kept rollups (left) differ from a rebuild (right)"
     );
     kept
-}
-
-fn ok(res: &crate::helpers::Response, what: &str) -> Value {
-    assert_eq!(res.status, 200, "{what}: {}", res.text);
-    res.body["data"].clone()
 }
 
 /// A Rig with completed, failed and debug turns.

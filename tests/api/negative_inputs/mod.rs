@@ -1,11 +1,19 @@
 //! Bad input on every resource (SPEC §4): each case expects the API's real answer — a 4xx with
-//! the stable error code (and, where the API names one, the field), never a 5xx. The catalog-
-//! wide tables (`every_operation`) reach every operation; the per-resource tables add the
-//! resource's own fields (wrong types, unknown fields, over-long strings, bad enums).
+//! the stable error code (and, where the API names one, the field), never a 5xx.
+//!
+//! [`every_operation`] derives its tables from the catalog and the served OpenAPI document, so
+//! they reach every operation: malformed JSON, non-object bodies, unknown body fields, oversize
+//! bodies, malformed path ids, and bad query values (empty values, out-of-range paging, bad
+//! enums, booleans and uuids, unknown parameters). The per-resource tables add each resource's
+//! own fields: wrong types, over-long strings (names 255, URLs 512, emails 320), bad enums.
 
+mod bots;
+mod every_operation;
 mod http_bot;
 mod identity;
 mod monitoring;
+mod pipelines;
+mod positional_arrays;
 mod providers;
 
 use reqwest::Method;
@@ -22,62 +30,90 @@ enum Expect {
     Missing,
 }
 
+/// 400 `invalid_request`: what bad input is unless a case says otherwise.
+const BAD: Expect = Expect::Error(400, "invalid_request");
+/// 400 `invalid_json`: a body that is not JSON.
+const NOT_JSON: Expect = Expect::Error(400, "invalid_json");
+/// 404 `resource_not_found`.
+const NOT_FOUND: Expect = Expect::Error(404, "resource_not_found");
+
+/// One bad request and the answer it must get.
 struct Case {
     method: Method,
     path: String,
     body: Option<Value>,
-    /// A raw (possibly malformed) JSON body instead of `body`.
-    raw: Option<&'static str>,
+    /// A raw (possibly malformed or oversized) JSON body instead of `body`, and how to show it.
+    raw: Option<(Vec<u8>, String)>,
     expect: Expect,
     /// A field the `errors` array must name.
     field: Option<&'static str>,
 }
 
+impl Case {
+    fn new(method: Method, path: impl Into<String>, expect: Expect) -> Self {
+        Case {
+            method,
+            path: path.into(),
+            body: None,
+            raw: None,
+            expect,
+            field: None,
+        }
+    }
+
+    fn json(mut self, body: Value) -> Self {
+        self.body = Some(body);
+        self
+    }
+
+    /// A raw body, shown as `label` in failures.
+    fn raw(mut self, bytes: impl Into<Vec<u8>>, label: impl Into<String>) -> Self {
+        self.raw = Some((bytes.into(), label.into()));
+        self
+    }
+
+    /// The `errors` array must name `field`.
+    fn naming(mut self, field: &'static str) -> Self {
+        self.field = Some(field);
+        self
+    }
+}
+
 fn get(path: String, expect: Expect, field: Option<&'static str>) -> Case {
     Case {
-        method: Method::GET,
-        path,
-        body: None,
-        raw: None,
-        expect,
         field,
+        ..Case::new(Method::GET, path, expect)
     }
 }
 
 fn post(path: String, body: Value, expect: Expect, field: Option<&'static str>) -> Case {
     Case {
-        method: Method::POST,
-        path,
-        body: Some(body),
-        raw: None,
-        expect,
         field,
+        ..Case::new(Method::POST, path, expect).json(body)
     }
 }
 
-const BAD: Expect = Expect::Error(400, "invalid_request");
-
-/// Runs every case; returns one line per case that did not answer as expected.
+/// Runs every case as `token`; returns one line per case that did not answer as expected.
 async fn run_cases(app: &TestApp, token: &str, cases: &[Case]) -> Vec<String> {
     let mut failures = Vec::new();
     for case in cases {
         let req = app.request(case.method.clone(), &case.path).bearer(token);
-        let req = match (&case.body, case.raw) {
-            (_, Some(raw)) => req.raw_json(raw.as_bytes().to_vec()),
+        let req = match (&case.body, &case.raw) {
+            (_, Some((raw, _))) => req.raw_json(raw.clone()),
             (Some(body), None) => req.json(body),
             (None, None) => req,
         };
         let res = req.send().await;
-        let what = format!(
-            "{} {}{}",
-            case.method,
-            case.path,
-            case.body
-                .as_ref()
-                .map(|b| format!(" {b}"))
-                .or(case.raw.map(|r| format!(" {r}")))
-                .unwrap_or_default()
-        );
+        let shown: String = case
+            .body
+            .as_ref()
+            .map(|b| format!(" {b}"))
+            .or(case.raw.as_ref().map(|(_, label)| format!(" {label}")))
+            .unwrap_or_default()
+            .chars()
+            .take(200)
+            .collect();
+        let what = format!("{} {}{shown}", case.method, case.path);
         let code = res.body["code"].as_str().unwrap_or_default().to_string();
         let matched = match case.expect {
             Expect::Error(status, expected) => res.status == status && code == expected,
@@ -112,4 +148,15 @@ async fn run_cases(app: &TestApp, token: &str, cases: &[Case]) -> Vec<String> {
         }
     }
     failures
+}
+
+/// Runs every case as `token` and asserts each answered as expected (listing all that did not).
+#[track_caller]
+fn assert_no_failures(failures: &[String], cases: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

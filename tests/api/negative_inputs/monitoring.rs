@@ -345,14 +345,14 @@ async fn bad_detail_records_details_and_export_inputs_are_400() {
     ] {
         cases.push(post(records.clone(), body, BAD, None));
     }
-    cases.push(Case {
-        method: Method::POST,
-        path: records.clone(),
-        body: None,
-        raw: Some("{\"limit\": "),
-        expect: Expect::Error(400, "invalid_json"),
-        field: None,
-    });
+    cases.push(
+        Case::new(
+            Method::POST,
+            records.clone(),
+            Expect::Error(400, "invalid_json"),
+        )
+        .raw("{\"limit\": ", "{\"limit\": "),
+    );
     // Sessions records refuse execution filters; tool and embedding calls check the window.
     for body in [
         json!({ "filters": { "statuses": ["completed"] } }),
