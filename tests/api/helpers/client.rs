@@ -59,6 +59,18 @@ impl TestApp {
         }
     }
 
+    /// Like [`Self::request`], on a client of its own: its own connection (dropping the
+    /// response closes it, as a viewer leaving a stream does), following no redirects.
+    pub fn request_on_own_connection(&self, method: Method, path: &str) -> RequestBuilder {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("HTTP client");
+        RequestBuilder {
+            inner: client.request(method, format!("{}{}", self.address, path)),
+        }
+    }
+
     pub async fn get(&self, path: &str) -> Response {
         self.request(Method::GET, path).send().await
     }
@@ -189,6 +201,11 @@ impl RequestBuilder {
             .header("content-type", "application/json")
             .body(body);
         self
+    }
+
+    /// Sends and answers the response unread: its status and headers, and a body to stream.
+    pub async fn send_unread(self) -> reqwest::Response {
+        self.inner.send().await.expect("request failed")
     }
 
     pub async fn send(self) -> Response {

@@ -1,7 +1,8 @@
-//! Spawning the app and talking to it: [`spawn`] (the one place that starts the app),
-//! [`client`] (credential-aware requests), [`response`] (assertions), [`fixtures`] (accounts,
-//! providers and models, pipelines, bots, the http_bot turn rig), [`mcp`] (an MCP client),
-//! a fake OpenAI upstream, a TCP chaos proxy and the storage back ends.
+//! Spawning the app and talking to it: [`spawn`] (the one place that starts the app and knows
+//! its state), [`client`] (credential-aware requests), [`response`] (assertions), [`fixtures`]
+//! (accounts, providers and models, pipelines, bots, the http_bot turn rig), [`mcp`] (an MCP
+//! client), [`query`] (query strings and catalog methods), [`schema`] (walking OpenAPI
+//! documents), a fake OpenAI upstream, a TCP chaos proxy and the storage back ends.
 
 mod backend;
 mod chaos;
@@ -9,7 +10,9 @@ mod client;
 mod fake_openai;
 pub mod fixtures;
 pub mod mcp;
+pub mod query;
 mod response;
+pub mod schema;
 mod spawn;
 
 pub use backend::{redis_pass, test_store};

@@ -13,7 +13,7 @@ use super::backend::Backend;
 /// A running app on a fresh database of its own.
 pub struct TestApp {
     pub address: String,
-    pub state: AppState,
+    state: AppState,
     pub backend: Backend,
     pub(super) client: reqwest::Client,
     handle: actix_web::dev::ServerHandle,
@@ -89,6 +89,31 @@ impl TestApp {
             handle,
             _dir: dir,
         }
+    }
+
+    /// The app's state, for the backend's own entry points (e.g. a maintenance pass).
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// The app's database.
+    pub fn db(&self) -> &sea_orm::DatabaseConnection {
+        &self.state.db
+    }
+
+    /// The app's session store.
+    pub fn store(&self) -> &langbot::session_store::SharedStore {
+        &self.state.store
+    }
+
+    /// The app's live in-flight feed.
+    pub fn inflight(&self) -> &langbot::monitoring::inflight::InflightHub {
+        &self.state.inflight
+    }
+
+    /// The settings the app runs with.
+    pub fn settings(&self) -> &Settings {
+        &self.state.settings
     }
 
     /// Stops the server gracefully.

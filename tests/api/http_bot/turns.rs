@@ -166,12 +166,12 @@ async fn a_failing_turn_answers_with_the_hint_and_records_the_error() {
     );
     use sea_orm::{EntityTrait, PaginatorTrait};
     let errors = langbot::entities::monitoring_error::Entity::find()
-        .count(&app.state.db)
+        .count(app.db())
         .await
         .unwrap();
     assert_eq!(errors, 1);
     let calls = langbot::entities::llm_call::Entity::find()
-        .all(&app.state.db)
+        .all(app.db())
         .await
         .unwrap();
     assert_eq!(calls.len(), 1);

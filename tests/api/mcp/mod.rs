@@ -16,6 +16,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::fixtures::{http_bot_config, UNREACHABLE};
+use crate::helpers::query::http_method;
 use crate::helpers::{error_fields, spawn_app, TestApp};
 
 const SUPPORTED: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -117,7 +118,7 @@ async fn served_operations(app: &TestApp) -> (Value, BTreeMap<String, HttpOp>) {
             let Some(id) = op["operationId"].as_str() else {
                 continue;
             };
-            let method = Method::from_bytes(method.to_uppercase().as_bytes()).expect("method");
+            let method = http_method(&method.to_uppercase());
             ops.insert(
                 id.to_string(),
                 HttpOp {

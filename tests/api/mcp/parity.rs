@@ -10,6 +10,7 @@ use super::{
     create_embedding_model, create_llm_model, http_bot_data, served_operations, setup, BRIEF_TOOLS,
 };
 use crate::helpers::mcp::Mcp;
+use crate::helpers::schema::collect_refs;
 
 fn reference_path(file: &str) -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -67,19 +68,6 @@ fn to_components(value: &Value) -> Value {
         ),
         Value::Array(items) => Value::Array(items.iter().map(to_components).collect()),
         other => other.clone(),
-    }
-}
-
-fn collect_refs(value: &Value, out: &mut BTreeSet<String>) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(r)) = map.get("$ref") {
-                out.insert(r.clone());
-            }
-            map.values().for_each(|v| collect_refs(v, out));
-        }
-        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
-        _ => {}
     }
 }
 

@@ -159,7 +159,7 @@ async fn get_delete_and_other_methods_are_405() {
 #[tokio::test]
 async fn a_body_over_one_mebibyte_is_413_and_just_under_is_fine() {
     let (app, _, key) = setup().await;
-    assert_eq!(app.state.settings.api.body_limit, 1024 * 1024);
+    assert_eq!(app.settings().api.body_limit, 1024 * 1024);
     let padded = |size: usize| {
         let mut body = request(json!(1), "ping", json!({ "pad": "" }));
         let overhead = body.to_string().len();

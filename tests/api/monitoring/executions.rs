@@ -176,7 +176,7 @@ async fn the_reaper_fails_executions_whose_lease_expired() {
     let rig = rig_traffic(&app).await;
     use sea_orm::{ActiveModelTrait, ActiveValue::Set, EntityTrait};
     let e = langbot::entities::execution::Entity::find()
-        .one(&app.state.db)
+        .one(app.db())
         .await
         .unwrap()
         .unwrap();
@@ -184,8 +184,8 @@ async fn the_reaper_fails_executions_whose_lease_expired() {
     orphan.id = Set(uuid::Uuid::new_v4().to_string());
     orphan.status = Set("running".into());
     orphan.lease_expires_at = Set(Some(chrono::Utc::now() - chrono::Duration::seconds(5)));
-    let orphan = orphan.insert(&app.state.db).await.unwrap();
-    let (reaped, _) = langbot::monitoring::maintenance::run_once(&app.state)
+    let orphan = orphan.insert(app.db()).await.unwrap();
+    let (reaped, _) = langbot::monitoring::maintenance::run_once(app.state())
         .await
         .unwrap();
     assert_eq!(reaped, 1);
@@ -198,12 +198,12 @@ async fn the_reaper_fails_executions_whose_lease_expired() {
     assert_eq!(detail.data()["row"]["status"], "failed");
     // Retention: nothing here is old enough; a zero retention removes everything.
     assert_eq!(
-        langbot::monitoring::maintenance::expire(&app.state.db, Duration::from_secs(3600))
+        langbot::monitoring::maintenance::expire(app.db(), Duration::from_secs(3600))
             .await
             .unwrap(),
         0
     );
-    let removed = langbot::monitoring::maintenance::expire(&app.state.db, Duration::ZERO)
+    let removed = langbot::monitoring::maintenance::expire(app.db(), Duration::ZERO)
         .await
         .unwrap();
     assert!(removed >= 8 + 4 + 1 + 5, "removed {removed}");

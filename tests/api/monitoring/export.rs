@@ -5,7 +5,8 @@ use reqwest::Method;
 use serde_json::Value;
 
 use super::rig_traffic;
-use super::traffic::{arr, by_id, enc, rfc3339, traffic, DEBUG_BOT, M};
+use super::traffic::{arr, by_id, traffic, DEBUG_BOT, M};
+use crate::helpers::query::{enc, rfc3339};
 use crate::helpers::{spawn_app, TestApp};
 
 #[tokio::test]

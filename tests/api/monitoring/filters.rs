@@ -7,7 +7,8 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use super::traffic::{arr, enc, rfc3339, s, traffic, with_query, Traffic, DEBUG_BOT, M};
+use super::traffic::{arr, s, traffic, Traffic, DEBUG_BOT, M};
+use crate::helpers::query::{enc, rfc3339, with_query};
 use crate::helpers::{spawn_app, TestApp};
 
 /// One filter and what it selects.

@@ -4,7 +4,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::traffic::{arr, by_id, by_session, traffic, with_query, Traffic, M};
+use super::traffic::{arr, by_id, by_session, traffic, Traffic, M};
+use crate::helpers::query::with_query;
 use crate::helpers::{spawn_app, TestApp};
 
 /// Walks a list with `limit` and checks each page against the full list.

@@ -5,7 +5,8 @@ use reqwest::Method;
 use serde_json::json;
 
 use super::rig_traffic;
-use super::traffic::{arr, enc, s, traffic, DEBUG_BOT, M};
+use super::traffic::{arr, s, traffic, DEBUG_BOT, M};
+use crate::helpers::query::enc;
 use crate::helpers::spawn_app;
 
 #[tokio::test]

@@ -106,14 +106,14 @@ async fn every_turn_updates_its_monitoring_session() {
     let id = (ws.clone(), rig.bot.clone(), "person_s1".to_string());
     rig.sync(&app, text("s1", "one")).await.data();
     let first = monitoring_session::Entity::find_by_id(id.clone())
-        .one(&app.state.db)
+        .one(app.db())
         .await
         .unwrap()
         .expect("the turn recorded no monitoring session");
     assert_eq!(first.pipeline_id, rig.pipeline);
     rig.sync(&app, text("s1", "two")).await.data();
     let second = monitoring_session::Entity::find_by_id(id)
-        .one(&app.state.db)
+        .one(app.db())
         .await
         .unwrap()
         .expect("monitoring session");

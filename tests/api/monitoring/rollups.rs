@@ -19,7 +19,7 @@ use langbot::monitoring::rollup;
 /// The non-empty rollup rows, printed and sorted.
 async fn rollup_rows(app: &TestApp) -> Vec<String> {
     let mut rows: Vec<String> = monitoring_rollup::Entity::find()
-        .all(&app.state.db)
+        .all(app.db())
         .await
         .unwrap()
         .into_iter()
@@ -49,7 +49,7 @@ async fn rollup_rows(app: &TestApp) -> Vec<String> {
 /// The rollups kept as records were written equal the ones recomputed from the records.
 async fn assert_rollups_match_records(app: &TestApp, when: &str) -> Vec<String> {
     let kept = rollup_rows(app).await;
-    rollup::rebuild(&app.state.db).await.unwrap();
+    rollup::rebuild(app.db()).await.unwrap();
     let rebuilt = rollup_rows(app).await;
     assert_eq!(
         kept, rebuilt,
@@ -121,7 +121,7 @@ async fn rollups_follow_turns_the_reaper_and_retention() {
         session_id: "orphan".into(),
         mode: "real",
     };
-    let db = &app.state.db;
+    let db = app.db();
     use langbot::runtime::recorder;
     recorder::start_execution(db, &scope, "pipeline", None, None, None, "dead-replica").await;
     recorder::llm_call(
@@ -241,7 +241,7 @@ fn at(t: DateTime<Utc>) -> String {
 
 /// Moves every execution (and its records) `minutes * i` back, so records span many hours.
 async fn spread_over_hours(app: &TestApp, minutes: i64) {
-    let db = &app.state.db;
+    let db = app.db();
     let mut executions = execution::Entity::find().all(db).await.unwrap();
     executions.sort_by_key(|e| e.started_at);
     for (i, e) in executions.into_iter().enumerate() {
@@ -313,7 +313,7 @@ async fn windows_that_cut_hours_total_the_same_as_counting_records() {
     }
     spread_over_hours(&app, 50).await;
 
-    let executions = execution::Entity::find().all(&app.state.db).await.unwrap();
+    let executions = execution::Entity::find().all(app.db()).await.unwrap();
     let mut sessions: Vec<String> = executions.iter().map(|e| e.session_id.clone()).collect();
     sessions.sort();
     sessions.dedup();
@@ -397,7 +397,7 @@ async fn token_series_and_traffic_bucket_records_by_hour_and_day() {
     let (rig, _broken) = traffic(&app).await;
     // Executions 2h10m apart: some hours have nothing.
     spread_over_hours(&app, 130).await;
-    let db = &app.state.db;
+    let db = app.db();
     let calls = llm_call::Entity::find().all(db).await.unwrap();
     let messages = monitoring_message::Entity::find().all(db).await.unwrap();
     let hour_label = |t: DateTime<Utc>| t.format("%Y-%m-%d %H:00").to_string();

@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::traffic::{arr, enc, s, traffic, Traffic, M};
+use super::traffic::{arr, s, traffic, Traffic, M};
+use crate::helpers::query::enc;
 use crate::helpers::{spawn_app, TestApp};
 
 const SECTIONS: [&str; 8] = [

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -14,31 +14,6 @@ use crate::helpers::{FakeOpenAi, Response, Route, TestApp};
 pub(super) const M: &str = "/api/v1/monitoring";
 /// The bot id of pipeline debug runs (LangBot's `websocket-proxy-bot`).
 pub(super) const DEBUG_BOT: &str = "websocket-proxy-bot";
-
-/// Percent-encodes a query value (everything but the unreserved characters).
-pub(super) fn enc(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-pub(super) fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Micros, true)
-}
-
-/// `path` with `query` appended (`?` or `&`).
-pub(super) fn with_query(path: &str, query: &str) -> String {
-    match (query.is_empty(), path.contains('?')) {
-        (true, _) => path.to_string(),
-        (false, true) => format!("{path}&{query}"),
-        (false, false) => format!("{path}?{query}"),
-    }
-}
 
 pub(super) fn ok(res: &Response, what: &str) -> Value {
     assert!(

@@ -6,19 +6,15 @@
 
 use std::collections::BTreeMap;
 
-use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::{assert_no_failures, run_cases, Case, Expect, BAD, NOT_FOUND, NOT_JSON};
 use crate::helpers::fixtures::CHAT;
+use crate::helpers::query::http_method;
 use crate::helpers::{spawn_app, TestApp};
 
 /// The default `api.body_limit`.
 const LIMIT: usize = 1024 * 1024;
-
-fn http_method(meta: &langbot::catalog::OpMeta) -> Method {
-    Method::from_bytes(meta.method.as_str().as_bytes()).expect("HTTP method")
-}
 
 /// The value a valid request puts in path parameter `name` of an operation on `path`: the
 /// caller's Workspace, an unused key id, a fixed value where the parameter chooses among
@@ -90,8 +86,12 @@ async fn every_json_body_refuses_malformed_json_with_invalid_json() {
         let meta = op.meta();
         for raw in ["{", "{\"name\":", "nul", "[1,", "{\"a\":1}}", "{'a': 1}"] {
             cases.push(
-                Case::new(http_method(meta), fill(meta.path, &ws, None), NOT_JSON)
-                    .raw(raw, format!("{raw:?} ({})", meta.id)),
+                Case::new(
+                    http_method(meta.method.as_str()),
+                    fill(meta.path, &ws, None),
+                    NOT_JSON,
+                )
+                .raw(raw, format!("{raw:?} ({})", meta.id)),
             );
         }
     }
@@ -118,8 +118,12 @@ async fn every_json_body_must_be_an_object() {
             Value::Null,
         ] {
             cases.push(
-                Case::new(http_method(meta), fill(meta.path, &ws, None), BAD)
-                    .raw(body.to_string(), format!("{body} ({})", meta.id)),
+                Case::new(
+                    http_method(meta.method.as_str()),
+                    fill(meta.path, &ws, None),
+                    BAD,
+                )
+                .raw(body.to_string(), format!("{body} ({})", meta.id)),
             );
         }
     }
@@ -137,9 +141,13 @@ async fn every_json_body_refuses_an_unknown_field_naming_it() {
     {
         let meta = op.meta();
         cases.push(
-            Case::new(http_method(meta), fill(meta.path, &ws, None), BAD)
-                .json(json!({ "surely_unknown_field": 1 }))
-                .naming("surely_unknown_field"),
+            Case::new(
+                http_method(meta.method.as_str()),
+                fill(meta.path, &ws, None),
+                BAD,
+            )
+            .json(json!({ "surely_unknown_field": 1 }))
+            .naming("surely_unknown_field"),
         );
     }
     let failures = run_cases(&app, &owner, &cases).await;
@@ -159,7 +167,7 @@ async fn every_json_body_over_the_limit_is_payload_too_large() {
         padded.resize(LIMIT + 1, b' ');
         cases.push(
             Case::new(
-                http_method(meta),
+                http_method(meta.method.as_str()),
                 fill(meta.path, &ws, None),
                 Expect::Error(413, "payload_too_large"),
             )
@@ -208,7 +216,7 @@ async fn every_path_id_that_is_not_an_id_is_a_4xx_with_its_code() {
         for name in placeholders(meta.path) {
             for (value, expect) in bad_path_values(name) {
                 let mut case = Case::new(
-                    http_method(meta),
+                    http_method(meta.method.as_str()),
                     fill(meta.path, &ws, Some((name, &value))),
                     expect,
                 );
@@ -311,7 +319,11 @@ async fn every_query_parameter_refuses_values_it_cannot_take() {
             queries.push((format!("{name}="), None));
         }
         for (query, field) in queries {
-            let mut case = Case::new(http_method(meta), format!("{path}?{base}{query}"), BAD);
+            let mut case = Case::new(
+                http_method(meta.method.as_str()),
+                format!("{path}?{base}{query}"),
+                BAD,
+            );
             case.field = field;
             if op.has_body() {
                 case = case.json(json!({}));

@@ -2,41 +2,17 @@
 //! detail, records, details and export inputs are 400 `invalid_request` (never a 5xx); the
 //! valid edge values are accepted.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::Utc;
 use reqwest::Method;
 use serde_json::json;
 
 use super::{get, post, run_cases, Case, Expect, BAD};
+use crate::helpers::query::{enc, rfc3339, with_query};
 use crate::helpers::spawn_app;
 
 const M: &str = "/api/v1/monitoring";
 /// The bot id of pipeline debug runs (LangBot's `websocket-proxy-bot`).
 const DEBUG_BOT: &str = "websocket-proxy-bot";
-
-/// Percent-encodes a query value (everything but the unreserved characters).
-fn enc(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Micros, true)
-}
-
-/// `path` with `query` appended (`?` or `&`).
-fn with_query(path: &str, query: &str) -> String {
-    match (query.is_empty(), path.contains('?')) {
-        (true, _) => path.to_string(),
-        (false, true) => format!("{path}&{query}"),
-        (false, false) => format!("{path}?{query}"),
-    }
-}
 
 /// The endpoints that take the shared filters (as GET paths, `export` with its type).
 const FILTERED: [&str; 9] = [

@@ -7,6 +7,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::{is_authenticated, oracle, role_permissions, ALL_PERMISSIONS};
+use crate::helpers::query::http_method;
 use crate::helpers::{spawn_app, spawn_app_with, Cred, Response, TestApp};
 
 const GLOBAL_KEY: &str = "global-test-key-5b1f0c2a9d7e";
@@ -84,10 +85,6 @@ fn probe_body(operation_id: &str) -> Value {
         }),
         _ => json!({}),
     }
-}
-
-fn http_method(name: &str) -> Method {
-    Method::from_bytes(name.as_bytes()).expect("HTTP method")
 }
 
 fn has_json_body(method: &Method) -> bool {

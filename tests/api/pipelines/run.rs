@@ -24,7 +24,7 @@ async fn run_pipeline_answers_in_debug_mode_and_records_it() {
     assert_eq!(data["reply"], "echo(1): ping");
     use sea_orm::EntityTrait;
     let executions = langbot::entities::execution::Entity::find()
-        .all(&app.state.db)
+        .all(app.db())
         .await
         .unwrap();
     assert_eq!(executions.len(), 1);
@@ -69,7 +69,7 @@ async fn run_pipeline_over_mcp_works_like_http() {
 
     use langbot::entities::execution;
     use sea_orm::EntityTrait;
-    let executions = execution::Entity::find().all(&app.state.db).await.unwrap();
+    let executions = execution::Entity::find().all(app.db()).await.unwrap();
     assert_eq!(executions.len(), 2);
     assert!(executions
         .iter()

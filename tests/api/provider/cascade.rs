@@ -276,7 +276,7 @@ async fn a_failed_cascade_delete_changes_nothing() {
     let f = Instance::new().await;
     let p = populate(&f).await;
     let before = f.everything().await;
-    let db = &f.app.state.db;
+    let db = f.app.db();
     let backend = db.get_database_backend();
     let (create, drop): (Vec<&str>, Vec<&str>) = match backend {
         DbBackend::Sqlite => (

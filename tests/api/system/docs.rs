@@ -32,13 +32,9 @@ async fn the_docs_ui_and_its_assets_are_served_locally() {
         serde_json::from_str::<serde_json::Value>(&doc.text).unwrap(),
         committed
     );
-    let redirect = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-        .get(format!("{}/api/docs", app.address))
-        .send()
-        .await
-        .unwrap();
+    let redirect = app
+        .request_on_own_connection(reqwest::Method::GET, "/api/docs")
+        .send_unread()
+        .await;
     assert!(redirect.status().is_redirection());
 }

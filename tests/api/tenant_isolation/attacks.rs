@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::world::{leaks, World};
 use super::B_SESSION;
+use crate::helpers::query::http_method;
 use crate::helpers::Cred;
 
 /// The resource (the first segment of the path below `/api/v1`) an operation belongs to; each
@@ -40,10 +41,6 @@ impl Resource {
             _ => return None,
         })
     }
-}
-
-fn http_method(name: &str) -> Method {
-    Method::from_bytes(name.as_bytes()).expect("HTTP method")
 }
 
 /// The body sent when an operation takes one and the table names none.

@@ -511,25 +511,32 @@ async fn owner_exports_b(app: &TestApp, case: &MonitoringCase<'_>) -> Vec<String
     problems
 }
 
+/// Fails with every problem found, after checking that the reads changed nothing of B and
+/// started nothing (see [`World::check_b_untouched`]).
+async fn assert_no_problems(w: &World, mut problems: Vec<String>) {
+    w.check_b_untouched(&mut problems).await;
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
 #[tokio::test]
 async fn a_sees_exactly_its_own_monitoring_lists_and_none_of_bs_rows() {
     let w = World::build().await;
     let problems = reader_problems(&w.app, &MonitoringCase::of(&w), Section::Lists).await;
-    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+    assert_no_problems(&w, problems).await;
 }
 
 #[tokio::test]
 async fn a_sees_its_own_monitoring_counts_and_none_of_bs() {
     let w = World::build().await;
     let problems = reader_problems(&w.app, &MonitoringCase::of(&w), Section::Counts).await;
-    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+    assert_no_problems(&w, problems).await;
 }
 
 #[tokio::test]
 async fn a_queries_only_its_own_monitoring_records_of_every_kind() {
     let w = World::build().await;
     let problems = reader_problems(&w.app, &MonitoringCase::of(&w), Section::RecordKinds).await;
-    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+    assert_no_problems(&w, problems).await;
 }
 
 #[tokio::test]
@@ -538,7 +545,7 @@ async fn bs_monitoring_records_by_id_are_found_by_b_and_not_found_for_a() {
     let case = MonitoringCase::of(&w);
     let mut problems = owner_reaches_b_by_id(&w.app, &case).await;
     problems.extend(reader_problems(&w.app, &case, Section::ById).await);
-    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+    assert_no_problems(&w, problems).await;
 }
 
 #[tokio::test]
@@ -547,12 +554,12 @@ async fn a_exports_only_its_own_rows_with_data_export_and_b_exports_its_own() {
     let case = MonitoringCase::of(&w);
     let mut problems = reader_problems(&w.app, &case, Section::Export).await;
     problems.extend(owner_exports_b(&w.app, &case).await);
-    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+    assert_no_problems(&w, problems).await;
 }
 
 #[tokio::test]
 async fn a_non_member_selecting_b_gets_404_on_every_monitoring_read() {
     let w = World::build().await;
     let problems = selecting_b_problems(&w.app, &MonitoringCase::of(&w)).await;
-    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+    assert_no_problems(&w, problems).await;
 }

@@ -548,7 +548,7 @@ pub(super) async fn runtime_records(app: &TestApp) -> BTreeMap<&'static str, u64
     use langbot::entities::{
         execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
     };
-    let db = &app.state.db;
+    let db = app.db();
     BTreeMap::from([
         (
             "executions",

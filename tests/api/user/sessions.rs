@@ -64,7 +64,7 @@ async fn change_password_revokes_the_other_sessions_and_keeps_this_one() {
 async fn the_session_store_keeps_only_a_hash_of_the_token() {
     let app = spawn_app().await;
     let token = app.init_owner().await;
-    let store = app.state.store.clone();
+    let store = app.store().clone();
     assert!(store
         .get(&format!("session:{token}"))
         .await

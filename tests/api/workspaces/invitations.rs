@@ -103,7 +103,7 @@ async fn invitations_are_one_time_tokens_that_expire_and_can_be_revoked() {
         .await;
     let third_token = third.data()["token"].as_str().unwrap().to_string();
     use sea_orm::{ConnectionTrait, Statement};
-    let db = &app.state.db;
+    let db = app.db();
     let past = (chrono::Utc::now() - chrono::Duration::days(8)).to_rfc3339();
     let sql = Statement::from_sql_and_values(
         db.get_database_backend(),

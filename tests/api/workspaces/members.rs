@@ -105,7 +105,7 @@ async fn one_active_owner_is_enforced_by_the_database() {
     let admin = app
         .add_member(&owner, &ws, "admin@example.com", "admin")
         .await;
-    let db = &app.state.db;
+    let db = app.db();
     let sql = format!(
         "UPDATE workspace_memberships SET role = 'owner' WHERE account_uuid = '{}'",
         admin.account_uuid

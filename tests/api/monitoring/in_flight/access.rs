@@ -41,7 +41,7 @@ async fn the_feed_needs_credentials_and_resource_view() {
         .await;
     denied.assert_error(403, "permission_denied");
     assert_eq!(denied.body["details"]["permission"], "resource.view");
-    assert_eq!(app.state.inflight.viewers(), 0, "refusals are not counted");
+    assert_eq!(app.inflight().viewers(), 0, "refusals are not counted");
 
     // `resource.view` is enough: a scoped key and the lowest role.
     let (_, seeing) = app

@@ -29,7 +29,7 @@ async fn viewers_per_workspace_are_capped_and_a_dropped_viewer_frees_its_slot() 
         assert_capped(&refused(&app, me, Some(&ws_a)).await);
     }
     assert_capped(&refused(&app, me, None).await);
-    assert_eq!(app.state.inflight.viewers(), 2, "refusals are not counted");
+    assert_eq!(app.inflight().viewers(), 2, "refusals are not counted");
 
     // Another Workspace has its own slots.
     let mut other = open(&app, me, Some(&ws_b)).await;
@@ -51,7 +51,7 @@ async fn viewers_per_workspace_are_capped_and_a_dropped_viewer_frees_its_slot() 
     let mut three = open_when_free(&app, me, Some(&ws_a), Duration::from_secs(10)).await;
     three.first_snapshot().await;
     assert_capped(&refused(&app, me, Some(&ws_a)).await);
-    assert_eq!(app.state.inflight.viewers(), 4);
+    assert_eq!(app.inflight().viewers(), 4);
     drop((two, three, other, other2));
 }
 
@@ -76,12 +76,12 @@ async fn viewers_in_total_are_capped_across_workspaces() {
     for ws in [&ws_a, &ws_b, &ws_c] {
         assert_capped(&refused(&app, me, Some(ws)).await);
     }
-    assert_eq!(app.state.inflight.viewers(), 2);
+    assert_eq!(app.inflight().viewers(), 2);
 
     drop(b);
     let mut c = open_when_free(&app, me, Some(&ws_c), Duration::from_secs(10)).await;
     c.first_snapshot().await;
     assert_capped(&refused(&app, me, Some(&ws_b)).await);
-    assert_eq!(app.state.inflight.viewers(), 2);
+    assert_eq!(app.inflight().viewers(), 2);
     drop((a, c));
 }

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
+use reqwest::Method;
 use serde_json::Value;
 use tokio::time::Instant;
 
@@ -46,19 +47,15 @@ enum Next {
 /// parsed response otherwise. Each viewer gets its own client (its own connection), so
 /// dropping the feed closes the connection.
 async fn try_open(app: &TestApp, cred: &Cred, workspace: Option<&str>) -> Result<Feed, Response> {
-    let mut req = reqwest::Client::new().get(format!("{}{STREAM}", app.address));
-    req = match cred {
-        Cred::Anonymous => req,
-        Cred::Bearer(t) => req.bearer_auth(t),
-        Cred::ApiKey(k) => req.header("x-api-key", k),
-    };
+    let mut req = app
+        .request_on_own_connection(Method::GET, STREAM)
+        .cred(cred);
     if let Some(ws) = workspace {
         req = req.header("x-workspace-id", ws);
     }
-    let res = tokio::time::timeout(Duration::from_secs(10), req.send())
+    let res = tokio::time::timeout(Duration::from_secs(10), req.send_unread())
         .await
-        .expect("the stream answered within 10 s")
-        .expect("stream request failed");
+        .expect("the stream answered within 10 s");
     let status = res.status().as_u16();
     let headers = res.headers().clone();
     if status == 200 {

@@ -26,15 +26,11 @@ async fn in_flight_shows_a_running_turn_and_the_stream_sends_snapshots() {
     assert_eq!(running["items"][0]["status"], "running", "{running}");
     assert_eq!(running["items"][0]["progress_event"], "ai");
     // The stream answers with snapshot frames.
-    let resp = reqwest::Client::new()
-        .get(format!(
-            "{}/api/v1/monitoring/in-flight/stream",
-            app.address
-        ))
-        .bearer_auth(&rig.owner)
-        .send()
-        .await
-        .unwrap();
+    let resp = app
+        .request_on_own_connection(reqwest::Method::GET, "/api/v1/monitoring/in-flight/stream")
+        .bearer(&rig.owner)
+        .send_unread()
+        .await;
     assert_eq!(resp.status(), 200);
     assert!(resp.headers()["content-type"]
         .to_str()
@@ -109,7 +105,7 @@ async fn insert_execution(
         total_tokens: Set(0),
         input_preview: Set(None),
     }
-    .insert(&app.state.db)
+    .insert(app.db())
     .await
     .expect("insert execution");
     id

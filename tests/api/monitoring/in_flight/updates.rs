@@ -58,8 +58,8 @@ async fn a_turn_on_one_replica_reaches_viewers_on_another_through_pub_sub() {
     let mut feed = open(&b, &Cred::bearer(&rig.owner), None).await;
     let first = feed.first_snapshot().await;
     assert_eq!(first["items"], json!([]), "{first}");
-    assert_eq!(b.state.inflight.viewers(), 1);
-    assert_eq!(a.state.inflight.viewers(), 0, "the viewer is on replica B");
+    assert_eq!(b.inflight().viewers(), 1);
+    assert_eq!(a.inflight().viewers(), 0, "the viewer is on replica B");
 
     // B's producer only reloads on an announced change or every 15 s: a snapshot with A's
     // turn well within that comes from the announcement crossing Redis.

@@ -101,7 +101,7 @@ async fn secrets_are_masked_on_read_and_kept_on_update() {
     .data();
     use sea_orm::EntityTrait;
     let row = langbot::entities::bot::Entity::find_by_id(uuid.clone())
-        .one(&app.state.db)
+        .one(app.db())
         .await
         .unwrap()
         .unwrap();
