@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::helpers::schema::collect_refs;
 use crate::helpers::spawn_app;
 
 fn committed_path() -> PathBuf {
@@ -36,19 +37,6 @@ async fn served_openapi_equals_the_generated_document() {
     ))
     .unwrap();
     assert_eq!(served.body, generated);
-}
-
-fn collect_refs(value: &Value, out: &mut BTreeSet<String>) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(r)) = map.get("$ref") {
-                out.insert(r.clone());
-            }
-            map.values().for_each(|v| collect_refs(v, out));
-        }
-        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
-        _ => {}
-    }
 }
 
 #[test]

@@ -22,7 +22,7 @@ use crate::state::AppState;
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct PipelinePath {
-    pub pipeline_uuid: String,
+    pub pipeline_uuid: Uuid,
 }
 
 pub struct PipelineDebugChat;
@@ -50,8 +50,7 @@ impl Operation for PipelineDebugChat {
     ) -> ApiResult<WebSocket> {
         let not_found = || ApiError::not_found().msg("Pipeline not found");
         let ws = ctx.workspace()?.clone();
-        let uuid = Uuid::parse_str(&input.path.pipeline_uuid).map_err(|_| not_found())?;
-        let pipeline = crate::pipelines::service::get(&state.db, &ws, &uuid)
+        let pipeline = crate::pipelines::service::get(&state.db, &ws, &input.path.pipeline_uuid)
             .await
             .map_err(|_| not_found())?;
         let state = state.clone();
