@@ -12,14 +12,13 @@ use actix_web::middleware::{from_fn, Compress};
 use actix_web::{web, App, HttpServer};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::access::password::PasswordHasherPool;
 use crate::access::Identity;
 use crate::config::Settings;
 use crate::http;
-use crate::state::{AppState, Parts};
+use crate::state::{AppState, Background, Parts};
 
 /// Connects storage, migrates, and assembles the shared handles.
 pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
@@ -52,7 +51,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
             .connect_timeout(Duration::from_secs(10))
             .pool_idle_timeout(Duration::from_secs(30))
             .build()?,
-        tasks: TaskTracker::new(),
+        tasks: Background::new(),
         parts: Parts::default(),
     })
 }

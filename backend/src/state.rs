@@ -35,10 +35,52 @@ pub struct AppState {
     pub http: reqwest::Client,
     /// Work that outlives its request (accepted messages' turns, callbacks): drained on
     /// shutdown before the process exits.
-    pub tasks: TaskTracker,
+    pub tasks: Background,
     /// In-process state that belongs to one feature (e.g. the runtime's message
     /// aggregation, monitoring's live feeds), created on first use.
     pub parts: Parts,
+}
+
+/// Tracked background work on the process's main runtime: the HTTP workers' runtimes end
+/// with the server, and a task spawned on one of them would end with it, mid-turn.
+#[derive(Clone)]
+pub struct Background {
+    tracker: TaskTracker,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Background {
+    /// On the runtime of the caller (startup's).
+    pub fn new() -> Self {
+        Self {
+            tracker: TaskTracker::new(),
+            runtime: tokio::runtime::Handle::current(),
+        }
+    }
+
+    pub fn spawn<F>(&self, work: F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.runtime.spawn(self.tracker.track_future(work));
+    }
+
+    /// Refuses nothing new but lets `wait` finish once the tracked work is done.
+    pub fn close(&self) {
+        self.tracker.close();
+    }
+
+    pub async fn wait(&self) {
+        self.tracker.wait().await
+    }
+
+    pub fn len(&self) -> usize {
+        self.tracker.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tracker.is_empty()
+    }
 }
 
 /// Per-process singletons keyed by type, so the state holds them without naming them.

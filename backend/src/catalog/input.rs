@@ -4,6 +4,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use validator::{Validate, ValidationErrors, ValidationErrorsKind};
 
+use super::strict::Strict;
+
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// The typed input of an operation.
@@ -52,7 +54,7 @@ pub fn body_from_value<B: DeserializeOwned + Validate>(mut value: Value) -> ApiR
         );
     }
     let body = loop {
-        match serde_path_to_error::deserialize::<_, B>(value.clone()) {
+        match serde_path_to_error::deserialize::<_, B>(Strict(value.clone())) {
             Ok(body) => break body,
             Err(e) => {
                 let field = e.path().to_string();
@@ -74,7 +76,7 @@ pub fn body_from_value<B: DeserializeOwned + Validate>(mut value: Value) -> ApiR
 
 /// Deserializes a JSON value, naming the failing field path (prefixed by `prefix`).
 pub fn from_value<T: DeserializeOwned>(value: Value, prefix: &str) -> ApiResult<T> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
+    serde_path_to_error::deserialize(Strict(value)).map_err(|e| {
         let mut path = e.path().to_string();
         let message = e.into_inner().to_string();
         // A missing field is reported at its parent: name the field itself.

@@ -14,6 +14,7 @@ mod page;
 mod registry;
 pub mod request;
 mod socket;
+mod strict;
 mod types;
 mod values;
 

@@ -83,6 +83,12 @@ pub async fn normalize(
 
 /// Parses a supplied config; errors name the config path (`trigger.access-control.mode`).
 fn parse_config(value: Value) -> ApiResult<PipelineConfigInput> {
+    if !value.is_object() {
+        return Err(
+            ApiError::invalid("The pipeline config must be a JSON object")
+                .field("config", "must be a JSON object"),
+        );
+    }
     crate::catalog::input::from_value(value, "")
 }
 

@@ -11,7 +11,6 @@ use crate::helpers::fixtures::{pipeline_path, BOTS, PIPELINES};
 use crate::helpers::{spawn_app, PASSWORD};
 
 #[tokio::test]
-#[ignore = "backend bug: arrays are read as positional struct fields below the top level — POST/PUT /api/v1/pipelines accept `config: [{},{},{},{}]`, a section as `[]` (e.g. `config: {output: []}`), `extensions_preferences: []` and a plugin as `[\"a\",\"b\"]`; POST /api/v1/platform/bots accepts a route as a 9-element array and a filter as `[\"chat_type\",\"eq\",\"person\"]`; POST /api/v1/invitations/accept takes `registration: [email, password]` — all instead of 400 invalid_request"]
 async fn nested_objects_sent_as_arrays_are_400() {
     let app = spawn_app().await;
     let owner = app.init_owner().await;
