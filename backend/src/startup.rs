@@ -51,7 +51,7 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
             .connect_timeout(Duration::from_secs(10))
             .pool_idle_timeout(Duration::from_secs(30))
             .build()?,
-        tasks: Background::new(),
+        tasks: Background::on_current_runtime()?,
         parts: Parts::default(),
     })
 }

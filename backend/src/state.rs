@@ -51,11 +51,11 @@ pub struct Background {
 
 impl Background {
     /// On the runtime of the caller (startup's).
-    pub fn new() -> Self {
-        Self {
+    pub fn on_current_runtime() -> Result<Self, tokio::runtime::TryCurrentError> {
+        Ok(Self {
             tracker: TaskTracker::new(),
-            runtime: tokio::runtime::Handle::current(),
-        }
+            runtime: tokio::runtime::Handle::try_current()?,
+        })
     }
 
     pub fn spawn<F>(&self, work: F)
