@@ -2,7 +2,10 @@
 //! finish (its reply is delivered) and exits 0 within the drain time; a second signal
 //! exits at once.
 
-#![expect(clippy::expect_used, reason = "in a test, a failed expectation is a failed test")]
+#![expect(
+    clippy::expect_used,
+    reason = "in a test, a failed expectation is a failed test"
+)]
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
