@@ -7,7 +7,8 @@ use serde_json::Value;
 use utoipa::IntoParams;
 
 use super::filter::MonitoringFilter;
-use super::service::{self, Cursor, RecordKind};
+use super::keyset::{self, Cursor};
+use super::service::RecordKind;
 use crate::access::{Permission, RequestCtx, WorkspaceCtx};
 use crate::catalog::{Download, Input, NoBody, NoParams, OpMeta, Operation, QueryInput};
 use crate::error::{ApiError, ApiResult};
@@ -158,7 +159,7 @@ impl Operation for ExportMonitoring {
         // download.
         let limit = q.limit.unwrap_or(u64::MAX);
         let first =
-            service::export_page(&state.db, &ws, q.kind, &q.filter, None, PAGE.min(limit)).await?;
+            keyset::export_page(&state.db, &ws, q.kind, &q.filter, None, PAGE.min(limit)).await?;
         let pages = Pages {
             db: state.db.clone(),
             ws,
@@ -212,7 +213,7 @@ impl Pages {
         let page = match self.first.take() {
             Some(page) => Ok(page),
             None => {
-                service::export_page(
+                keyset::export_page(
                     &self.db,
                     &self.ws,
                     self.kind,
