@@ -24,6 +24,11 @@ pub const ENV_KEYS: &[(&str, &str)] = &[
     ("LANGBOT_DRAIN_TIMEOUT", "api.drain_timeout"),
     ("LANGBOT_WEB_DIR", "web.dir"),
     ("LANGBOT_MONITORING_RETENTION", "monitoring.retention"),
+    ("LANGBOT_MCP_STDIO_ENABLED", "mcp.stdio.enabled"),
+    (
+        "LANGBOT_MCP_STDIO_ALLOWED_COMMANDS",
+        "mcp.stdio.allowed_commands",
+    ),
     ("LANGBOT_LOG", "log.filter"),
     ("LANGBOT_LOG_FORMAT", "log.format"),
 ];
@@ -40,6 +45,7 @@ pub struct Settings {
     pub auth: AuthSettings,
     pub web: WebSettings,
     pub monitoring: MonitoringSettings,
+    pub mcp: McpSettings,
     pub log: LogSettings,
 }
 
@@ -58,6 +64,26 @@ pub struct MonitoringSettings {
     /// In-flight stream viewers allowed per Workspace and in total, per replica.
     pub viewers_per_workspace: usize,
     pub viewers_total: usize,
+}
+
+/// External MCP servers the agents use as tool sources.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpSettings {
+    pub stdio: McpStdioSettings,
+}
+
+/// A stdio MCP server is a process on this host, so it is off unless the operator allows it,
+/// and then only for the listed commands.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpStdioSettings {
+    #[serde(deserialize_with = "de::flag")]
+    pub enabled: bool,
+    /// Exact command strings or bare file names (`npx`, `/usr/bin/python3`); comma-separated
+    /// in the environment.
+    #[serde(deserialize_with = "de::string_list")]
+    pub allowed_commands: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -167,6 +193,12 @@ impl Default for Settings {
                 stream_heartbeat: Duration::from_secs(10),
                 viewers_per_workspace: 64,
                 viewers_total: 1024,
+            },
+            mcp: McpSettings {
+                stdio: McpStdioSettings {
+                    enabled: false,
+                    allowed_commands: Vec::new(),
+                },
             },
             log: LogSettings {
                 filter: "info".into(),

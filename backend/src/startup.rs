@@ -187,6 +187,12 @@ impl Application {
             );
         }
         self.workers.stop().await;
+        // MCP sessions end with a goodbye (stdio children stop, HTTP sessions are deleted).
+        self.state
+            .parts
+            .get::<crate::mcp_client::McpHub>()
+            .close_all()
+            .await;
         served
     }
 }

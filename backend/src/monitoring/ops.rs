@@ -184,6 +184,15 @@ record_list!(
     service::llm_calls
 );
 record_list!(
+    ListMonitoringToolCalls,
+    ToolCallList,
+    "list_monitoring_tool_calls",
+    "/monitoring/tool-calls",
+    tool_calls,
+    ToolCallRow,
+    service::tool_calls
+);
+record_list!(
     ListMonitoringErrors,
     ErrorList,
     "list_monitoring_errors",
