@@ -113,7 +113,7 @@ async fn a_server_that_never_connects_reports_an_error_and_turns_still_answer() 
     );
     assert_eq!(info["tool_count"], 0, "{info:#}");
     // Its tools are not offered; the turn answers.
-    let answer = rig.answer(&app, "s1", "go").await;
+    let answer = rig.answer(app, "s1", "go").await;
     assert!(answer.starts_with("final without tools"), "{answer}");
     let bodies = rig.fake.chat_bodies().await;
     assert!(offered_tools(&bodies[0]).is_empty(), "{:#}", bodies[0]);
@@ -169,9 +169,9 @@ async fn a_server_killed_mid_call_is_an_error_result() {
         .await;
         fixture.kill();
     };
-    let (answer, ()) = tokio::join!(rig.answer(&app, "s1", "go"), kill_when_called);
+    let (answer, ()) = tokio::join!(rig.answer(app, "s1", "go"), kill_when_called);
     assert!(answer.starts_with("results: Error:"), "{answer}");
-    let rows = rig.tool_calls(&app, "s1", 1).await;
+    let rows = rig.tool_calls(app, "s1", 1).await;
     assert_error_row(&rows[0]);
 }
 
