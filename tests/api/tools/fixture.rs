@@ -139,6 +139,12 @@ async fn streamable_http_fixture_lists_its_tools_echoes_and_logs_calls() {
             text_of(&client.call("large", json!({ "size": 25_000 })).await).len(),
             25_000
         );
+        let who: Value = serde_json::from_str(&text_of(&client.call("whoami", json!({})).await))
+            .expect("whoami answers JSON");
+        assert_eq!(
+            who["accept"], ACCEPT,
+            "{transport:?}: whoami shows the request's headers: {who}"
+        );
         let calls = fixture.calls();
         let tools: Vec<&str> = calls.iter().map(|c| c.tool.as_str()).collect();
         assert_eq!(tools, ["echo", "fail", "large"], "{transport:?}: {calls:?}");
@@ -272,4 +278,15 @@ fn the_stdio_command_speaks_mcp_and_logs_calls() {
     let calls = crate::helpers::mcp_fixture::read_call_log(&log);
     assert_eq!(calls.len(), 1, "{calls:?}");
     assert_eq!(calls[0].tool, "echo");
+}
+
+/// `stdio_policy` sets the policy through the settings' serialized form: that form must
+/// round-trip (the `mcp.stdio` keys themselves arrive with the backend of issue 16).
+#[test]
+fn the_settings_round_trip_through_json() {
+    let settings = langbot::config::Settings::default();
+    let json = serde_json::to_value(&settings).expect("settings as JSON");
+    let back: langbot::config::Settings =
+        serde_json::from_value(json.clone()).expect("settings from their own JSON");
+    assert_eq!(serde_json::to_value(&back).unwrap(), json);
 }
