@@ -335,9 +335,19 @@ pub async fn connect(cfg: &ServerConfig, clients: &Clients) -> Result<Live, Fail
                 Mode::Http => (streamable(cfg, url, &headers).await?, "streamable-http"),
                 _ => match streamable(cfg, url, &headers).await {
                     Ok(s) => (s, "streamable-http"),
-                    // LangBot's rule: only a refused initialize means "try legacy SSE".
-                    Err(f) if ["http_400", "http_404", "http_405"].contains(&f.code.as_str()) => {
-                        (sse(cfg, clients, url, &headers).await?, "sse")
+                    // A server that answered but refused the streamable handshake (400/404/405,
+                    // which rmcp's worker does not always surface as a status) may be legacy
+                    // SSE; a timeout or an unreachable host is not tried twice.
+                    Err(f)
+                        if !matches!(
+                            f.code.as_str(),
+                            "connection_timeout" | "connection_unreachable"
+                        ) =>
+                    {
+                        match sse(cfg, clients, url, &headers).await {
+                            Ok(s) => (s, "sse"),
+                            Err(_) => return Err(f),
+                        }
                     }
                     Err(f) => return Err(f),
                 },

@@ -50,6 +50,7 @@ pub struct UpdateMcpServerBody {
 
 /// A draft to test (server name `_`); ignored for a saved server.
 #[derive(Debug, Default, Deserialize, ToSchema, validator::Validate)]
+#[serde(deny_unknown_fields)]
 #[schema(as = TestMcpServer)]
 pub struct TestMcpServerBody {
     #[schema(value_type = Option<String>)]

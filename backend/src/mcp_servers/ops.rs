@@ -188,7 +188,7 @@ impl Operation for TestMcpServer {
                 ApiError::invalid("mode is required").field("mode", "is required")
             })?;
             let extra = body.extra_args.unwrap_or_else(|| serde_json::json!({}));
-            let cfg = service::check(&state.settings.mcp.stdio, &name, &mode, &extra, true)?;
+            let cfg = service::check(&state.settings.mcp.stdio, &name, &mode, &extra)?;
             return Ok(McpServerTestResult {
                 runtime_info: hub::probe(&env, cfg).await,
             });
@@ -200,7 +200,6 @@ impl Operation for TestMcpServer {
             &row.name,
             &row.mode,
             &row.extra_args,
-            true,
         )?;
         let cfg = ServerConfig {
             uuid: row.uuid.clone(),
@@ -229,9 +228,9 @@ impl Operation for ListMcpServerResources {
     )
     .tag(TAG)
     .summary("The resources and resource templates a connected server offers")
-    .description("503 `unavailable` while the server is disabled or not connected.")
+    .description("409 `conflict` while the server is disabled or not connected.")
     .permission(Permission::ResourceView)
-    .errors(&[ErrorCode::Unavailable]);
+    .errors(&[ErrorCode::Conflict]);
     type Path = McpServerPath;
     type Query = NoParams;
     type Body = NoBody;
@@ -251,7 +250,7 @@ impl Operation for ListMcpServerResources {
                 resource_templates: live.resource_templates.clone(),
                 resource_capabilities: live.resource_capabilities.clone(),
             }),
-            _ => Err(ApiError::unavailable("The MCP server is not connected")),
+            _ => Err(ApiError::conflict("The MCP server is not connected")),
         }
     }
 }

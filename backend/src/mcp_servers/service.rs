@@ -71,15 +71,12 @@ pub fn check(
     name: &str,
     mode: &str,
     extra: &Value,
-    enable: bool,
 ) -> ApiResult<ServerConfig> {
     check_name(name)?;
     let cfg = ServerConfig::parse("", name, mode, extra)?;
     if let crate::mcp_client::config::Endpoint::Stdio { command, .. } = &cfg.endpoint {
-        // A disabled stdio row runs nothing; saving it is refused only when it would run.
-        if enable || !policy.enabled {
-            check_stdio(policy, command)?;
-        }
+        // Even a disabled row: enabling it later must not slip a command past the policy.
+        check_stdio(policy, command)?;
     }
     Ok(cfg)
 }
@@ -111,13 +108,7 @@ pub async fn create(
 ) -> ApiResult<mcp_server::Model> {
     let name = body.name.into_inner();
     let extra = body.extra_args.unwrap_or_else(|| json!({}));
-    check(
-        &state.settings.mcp.stdio,
-        &name,
-        &body.mode,
-        &extra,
-        body.enable,
-    )?;
+    check(&state.settings.mcp.stdio, &name, &body.mode, &extra)?;
     name_taken(&state.db, ws, &name, None).await?;
     let now = crate::db::now();
     let row = mcp_server::ActiveModel {
@@ -177,7 +168,7 @@ pub async fn update(
         Some(extra) => restore(extra, &row.extra_args)?,
         None => row.extra_args.clone(),
     };
-    check(&state.settings.mcp.stdio, &new_name, &mode, &extra, enable)?;
+    check(&state.settings.mcp.stdio, &new_name, &mode, &extra)?;
     if new_name != row.name {
         name_taken(&state.db, ws, &new_name, Some(&row.uuid)).await?;
     }

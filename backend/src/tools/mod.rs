@@ -144,7 +144,10 @@ impl ToolSet {
         }
         for (t, _) in &mut found {
             if counts[&t.original_name] > 1 {
-                t.name = cut(format!("{}__{}", sanitize(&t.source_name), t.original_name));
+                // The source part gives way, so the tool's own name survives the cut.
+                let room = NAME_MAX.saturating_sub(t.original_name.chars().count() + 2);
+                let source: String = sanitize(&t.source_name).chars().take(room).collect();
+                t.name = cut(format!("{source}__{}", t.original_name));
             }
         }
         found.sort_by(|a, b| {

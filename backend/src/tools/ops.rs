@@ -13,6 +13,7 @@ use crate::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams, validator::Validate)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct ToolsQuery {
     /// Apply this pipeline's bindings (without it: every enabled server).
     pub pipeline_uuid: Option<Uuid>,

@@ -209,7 +209,7 @@ async fn resources_are_listed_for_a_connected_server() {
     assert!(data["resource_templates"].is_array(), "{}", res.text);
     assert!(data["resource_capabilities"].is_object(), "{}", res.text);
 
-    // Not connected (disabled): 503.
+    // Not connected (disabled): 409.
     i.send(
         Method::POST,
         MCP_SERVERS,
@@ -219,7 +219,7 @@ async fn resources_are_listed_for_a_connected_server() {
     .data();
     i.get(&format!("{}/resources", mcp_server_path("off")))
         .await
-        .expect_error(503, "unavailable", "resources of a disabled server");
+        .expect_error(409, "conflict", "resources of a disabled server");
 }
 
 #[tokio::test]

@@ -1,6 +1,6 @@
 //! The stdio policy: off by default (403 `mcp_stdio_disabled` on create, update and draft
 //! test; `system/info.mcp_stdio_enabled` false); when enabled, only listed commands (by exact
-//! string or file name), else 403 `mcp_stdio_command_not_allowed`; an allowed one connects.
+//! path or bare command name), else 403 `mcp_stdio_command_not_allowed`; an allowed one connects.
 
 use reqwest::Method;
 use serde_json::json;
@@ -73,13 +73,20 @@ async fn only_allowed_commands_may_run() {
         i.app.get("/api/v1/system/info").await.data()["mcp_stdio_enabled"],
         true
     );
-    for command in [python.as_str(), file_name.as_str(), "/tmp/uvx-not", "uvx2"] {
+    // A bare name allows the bare command (found on PATH), not a same-named file elsewhere.
+    for command in [
+        python.as_str(),
+        file_name.as_str(),
+        "/tmp/uvx-not",
+        "uvx2",
+        "/opt/bin/uvx",
+    ] {
         i.send(Method::POST, MCP_SERVERS, &stdio("local", command))
             .await
             .expect_error(403, "mcp_stdio_command_not_allowed", command);
     }
-    // Listed by file name: any path ending in it is allowed; by exact string: that string.
-    for (name, command) in [("by-file-name", "/opt/bin/uvx"), ("exact", "/usr/bin/node")] {
+    // Listed by bare name: that command; by exact path: that path.
+    for (name, command) in [("by-file-name", "uvx"), ("exact", "/usr/bin/node")] {
         let mut body = stdio(name, command);
         body["enable"] = json!(false);
         let res = i.send(Method::POST, MCP_SERVERS, &body).await;

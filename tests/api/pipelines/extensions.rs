@@ -71,8 +71,12 @@ async fn put_sets_the_bindings_and_fills_what_it_omits() {
             }),
         )
         .await;
-    assert!(res.data().is_null(), "{}", res.text);
+    let returned = res.data().clone();
     let data = i.get(&path).await.data().clone();
+    assert_eq!(
+        returned, data,
+        "the PUT answers with the bindings it stored"
+    );
     assert_eq!(data["enable_all_mcp_servers"], false);
     assert_eq!(data["bound_mcp_servers"], json!([a, b]));
     assert_eq!(data["enable_all_plugins"], false);

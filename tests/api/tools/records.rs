@@ -121,8 +121,13 @@ async fn tool_calls_are_listed_with_their_fields_and_filters() {
         paged["tool_calls"][0], rows[1],
         "offset 1 is the second newest"
     );
-    let future = list(&app, &rig, "?startTime=2999-01-01T00:00:00Z").await;
-    assert_eq!(future["total"], 0);
+    let past = list(
+        &app,
+        &rig,
+        "?startTime=2000-01-01T00:00:00Z&endTime=2000-06-01T00:00:00Z",
+    )
+    .await;
+    assert_eq!(past["total"], 0);
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 
 use super::PipelinePath;
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{Input, McpTool, NoBody, NoParams, Null, OpMeta, Operation};
+use crate::catalog::{Input, McpTool, NoBody, NoParams, OpMeta, Operation};
 use crate::error::ApiResult;
 use crate::pipelines::extensions::{self, PipelineExtensions, UpdateExtensionsBody};
 use crate::pipelines::service;
@@ -50,7 +50,7 @@ impl Operation for UpdatePipelineExtensions {
         "/pipelines/{pipeline_uuid}/extensions",
     )
     .tag("pipelines")
-    .summary("Bind tool sources to the pipeline")
+    .summary("Bind tool sources to the pipeline; answers with the bindings stored")
     .description(
         "Missing `enable_all_*` flags are true and missing lists empty; \
              `bound_mcp_resources` and `mcp_resource_agent_read_enabled` stay when absent. \
@@ -62,22 +62,25 @@ impl Operation for UpdatePipelineExtensions {
     type Path = PipelinePath;
     type Query = NoParams;
     type Body = UpdateExtensionsBody;
-    type Output = Null;
+    type Output = PipelineExtensions;
 
     async fn run(
         state: &AppState,
         ctx: &RequestCtx,
         input: Input<PipelinePath, NoParams, UpdateExtensionsBody>,
-    ) -> ApiResult<Null> {
+    ) -> ApiResult<PipelineExtensions> {
         let ws = ctx.workspace()?;
         let row = service::get(&state.db, ws, &input.path.pipeline_uuid).await?;
-        let uuids: Vec<String> = crate::mcp_servers::service::list(&state.db, ws)
-            .await?
-            .into_iter()
-            .map(|s| s.uuid)
-            .collect();
+        let servers = crate::mcp_servers::service::list(&state.db, ws).await?;
+        let uuids: Vec<String> = servers.iter().map(|s| s.uuid.clone()).collect();
         let prefs = extensions::apply(&extensions::stored(&row), input.body, &uuids)?;
         extensions::save(&state.db, row, &prefs).await?;
-        Ok(Null)
+        Ok(PipelineExtensions::of(
+            prefs,
+            servers
+                .into_iter()
+                .map(|s| crate::mcp_servers::service::view(state, s))
+                .collect(),
+        ))
     }
 }
