@@ -1,4 +1,5 @@
-//! Builds the HTTP server from the state: middleware, catalog routes, health, docs, fallbacks.
+//! Builds the HTTP server from the state: middleware, catalog routes, health, docs, the web UI
+//! (the default service, which keeps the JSON 404 for server paths).
 
 use std::net::TcpListener;
 
@@ -70,7 +71,7 @@ impl Application {
                 .wrap(Compress::default())
                 .wrap(from_fn(http::request_id_middleware))
                 .configure(configure)
-                .default_service(web::to(http::not_found))
+                .default_service(web::to(http::web_ui::serve))
         })
         .workers(options.workers)
         .shutdown_timeout(10)

@@ -24,4 +24,5 @@ mod runtime;
 mod runtime_edges;
 mod session_store;
 mod tenant_isolation;
+mod web_ui;
 mod workspaces;

@@ -3,6 +3,7 @@
 pub mod health;
 mod request_id;
 pub mod request_local;
+pub mod web_ui;
 
 use std::net::IpAddr;
 
