@@ -41,7 +41,8 @@ export const headersMiddleware: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: globalThis.location.origin });
+// fetch is looked up per call (not captured once), so tests and polyfills can replace it.
+export const api = createClient<paths>({ baseUrl: globalThis.location.origin, fetch: (request) => globalThis.fetch(request) });
 api.use(headersMiddleware);
 
 // `data` is absent from the schema of operations that answer `null`.

@@ -82,7 +82,7 @@ function CreateWorkspaceForm({ onCreated }: { onCreated: (uuid: string) => void 
     onError: (error) => applyServerErrors(form, error),
   });
   return (
-    <form onSubmit={form.onSubmit((v) => create.mutate(v.name.trim()))}>
+    <form onSubmit={form.onSubmit((v) => create.mutate(v.name.trim()))} noValidate>
       <Stack>
         <TextInput label={t('workspace.name')} required data-autofocus {...form.getInputProps('name')} />
         <Button type="submit" loading={create.isPending}>
