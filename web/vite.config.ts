@@ -17,6 +17,8 @@ export default defineConfig({
   build: {
     target: 'es2022',
     sourcemap: false,
+    // dist/.vite/manifest.json: the chunk graph scripts/bundle-report.mjs measures.
+    manifest: true,
     // Report sizes without the gzip pass (the compression plugin writes real .gz files).
     reportCompressedSize: false,
   },
