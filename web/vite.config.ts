@@ -21,6 +21,8 @@ export default defineConfig({
     manifest: true,
     // Report sizes without the gzip pass (the compression plugin writes real .gz files).
     reportCompressedSize: false,
+    // Brand icons stay files (fetched when shown, cached for good) instead of base64 in the JS.
+    assetsInlineLimit: 0,
   },
   server: {
     // `npm run dev` talks to a local `langbot serve`.

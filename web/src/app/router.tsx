@@ -1,8 +1,8 @@
-// Routes; every page is its own chunk, loaded when first visited.
+// Routes; every page (and the logged-in frame) is its own chunk, loaded when first needed.
 import { createBrowserRouter, Navigate } from 'react-router';
 
-import { RequireSession } from './RequireSession';
 import { RootGate } from './RootGate';
+import { loggedIn, pages } from './routes';
 
 const page = (load: () => Promise<{ default: React.ComponentType }>) => async () => ({ Component: (await load()).default });
 
@@ -12,18 +12,18 @@ export function createRouter() {
       element: <RootGate />,
       HydrateFallback: () => null,
       children: [
-        { path: '/setup', lazy: page(() => import('../pages/FirstRunPage')) },
-        { path: '/login', lazy: page(() => import('../pages/LoginPage')) },
-        { path: '/invitations/accept', lazy: page(() => import('../pages/AcceptInvitationPage')) },
+        { path: '/setup', lazy: page(pages.setup) },
+        { path: '/login', lazy: page(pages.login) },
+        { path: '/invitations/accept', lazy: page(pages.invitation) },
         {
-          element: <RequireSession />,
+          lazy: async () => ({ Component: (await loggedIn()).RequireSession }),
           children: [
             { index: true, element: <Navigate to="/models" replace /> },
-            { path: '/models', lazy: page(() => import('../pages/models/ModelsPage')) },
-            { path: '/api-keys', lazy: page(() => import('../pages/apikeys/ApiKeysPage')) },
-            { path: '/workspace', lazy: page(() => import('../pages/workspace/WorkspacePage')) },
-            { path: '/account', lazy: page(() => import('../pages/AccountPage')) },
-            { path: '*', lazy: page(() => import('../pages/NotFoundPage')) },
+            { path: '/models', lazy: page(pages.models) },
+            { path: '/api-keys', lazy: page(pages.apiKeys) },
+            { path: '/workspace', lazy: page(pages.workspace) },
+            { path: '/account', lazy: page(pages.account) },
+            { path: '*', lazy: page(pages.notFound) },
           ],
         },
       ],

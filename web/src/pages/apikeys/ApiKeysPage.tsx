@@ -2,7 +2,7 @@ import { Badge, Button, Card, Group, Stack, Table, Text, Title, Tooltip } from '
 import { useDisclosure } from '@mantine/hooks';
 import { modals } from '@mantine/modals';
 import { Plus } from 'lucide-react';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import type { ApiKey, ApiKeyWithSecret } from '../../api/types';
@@ -10,9 +10,12 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { notifySuccess } from '../../components/notify';
 import { Pager } from '../../components/Pager';
 import { formatDate, formatRelative } from '../../lib/format';
-import { CreateKeyModal, CreatedKeyModal } from './CreateKey';
 import { McpPanel } from './McpPanel';
 import { KEYS_PAGE, useApiKeys, useRevokeApiKey } from './queries';
+
+// The create dialog is its own chunk, fetched when first opened.
+const CreateKeyModal = lazy(() => import('./CreateKey').then((m) => ({ default: m.CreateKeyModal })));
+const CreatedKeyModal = lazy(() => import('./CreateKey').then((m) => ({ default: m.CreatedKeyModal })));
 
 export function keyState(key: ApiKey, now = Date.now()): 'active' | 'revoked' | 'expired' {
   if (key.status === 'revoked') return 'revoked';
@@ -130,16 +133,18 @@ export default function ApiKeysPage() {
       </Card>
       {list.data && <Pager total={list.data.total} pageSize={KEYS_PAGE} page={page} onChange={setPage} />}
       <McpPanel keys={(list.data?.keys ?? []).filter((k) => keyState(k) === 'active')} />
-      {creating && (
-        <CreateKeyModal
-          onClose={create.close}
-          onCreated={(key) => {
-            create.close();
-            setCreated(key);
-          }}
-        />
-      )}
-      {created && <CreatedKeyModal created={created} onClose={() => setCreated(null)} />}
+      <Suspense fallback={null}>
+        {creating && (
+          <CreateKeyModal
+            onClose={create.close}
+            onCreated={(key) => {
+              create.close();
+              setCreated(key);
+            }}
+          />
+        )}
+        {created && <CreatedKeyModal created={created} onClose={() => setCreated(null)} />}
+      </Suspense>
     </Stack>
   );
 }

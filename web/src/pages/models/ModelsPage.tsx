@@ -7,8 +7,8 @@ import { useTranslation } from 'react-i18next';
 import { useSession } from '../../app/session-context';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Pager } from '../../components/Pager';
+import { Dialog, ProviderFormModal, usePrefetchDialogs } from './dialogs';
 import { ProviderCard } from './ProviderCard';
-import { ProviderFormModal } from './ProviderForm';
 import { PROVIDERS_PAGE, useProviders, useRequesters, useStarred } from './queries';
 import { StarredSummary } from './StarredSummary';
 
@@ -20,6 +20,7 @@ export default function ModelsPage() {
   const requesters = useRequesters();
   const starred = useStarred();
   const [adding, { open, close }] = useDisclosure();
+  usePrefetchDialogs();
 
   return (
     <Stack>
@@ -56,8 +57,10 @@ export default function ModelsPage() {
         <ProviderCard key={p.uuid} provider={p} requesters={requesters.data?.requesters ?? []} starred={starred.data?.uuid ?? null} />
       ))}
       {providers.data && <Pager total={providers.data.total} pageSize={PROVIDERS_PAGE} page={page} onChange={setPage} />}
-      {requesters.data && (
-        <ProviderFormModal opened={adding} onClose={close} requesters={requesters.data.requesters} provider={null} />
+      {adding && requesters.data && (
+        <Dialog>
+          <ProviderFormModal opened onClose={close} requesters={requesters.data.requesters} provider={null} />
+        </Dialog>
       )}
     </Stack>
   );

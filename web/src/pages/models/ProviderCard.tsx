@@ -7,11 +7,9 @@ import { useTranslation } from 'react-i18next';
 import { MODEL_KINDS, type ModelKind, type Provider, type Requester, SUPPORT_TYPE } from '../../api/types';
 import { useSession } from '../../app/session-context';
 import { localize } from '../../forms/fields';
-import { DeleteProviderModal } from './DeleteProvider';
+import { DeleteProviderModal, Dialog, ModelFormModal, ProviderFormModal } from './dialogs';
 import { BrandIcon, hasBrand, presetOf, RequesterIcon } from './icons';
-import { ModelFormModal } from './ModelForm';
 import { ModelTable } from './ModelTable';
-import { ProviderFormModal } from './ProviderForm';
 
 const COUNT: Record<ModelKind, 'llm_count' | 'embedding_count' | 'rerank_count'> = {
   llm: 'llm_count',
@@ -88,9 +86,11 @@ export function ProviderCard({ provider, requesters, starred }: { provider: Prov
           </Tabs.Panel>
         ))}
       </Tabs>
-      {editing && <ProviderFormModal opened onClose={edit.close} requesters={requesters} provider={provider} />}
-      {deleting && <DeleteProviderModal provider={provider} onClose={del.close} />}
-      {adding && <ModelFormModal kind={kind} provider={provider} model={null} onClose={add.close} />}
+      <Dialog>
+        {editing && <ProviderFormModal opened onClose={edit.close} requesters={requesters} provider={provider} />}
+        {deleting && <DeleteProviderModal provider={provider} onClose={del.close} />}
+        {adding && <ModelFormModal kind={kind} provider={provider} model={null} onClose={add.close} />}
+      </Dialog>
     </Card>
   );
 }
