@@ -9,7 +9,7 @@ import { ThemeToggle } from './ThemeToggle';
 export function AuthLayout({ title, subtitle, children }: { title: string; subtitle?: string; children: ReactNode }) {
   return (
     <CenteredCard>
-      <Group justify="space-between">
+      <Group justify="space-between" component="header">
         <Group gap={8}>
           <img src="/favicon.svg" alt="" width={28} height={28} />
           <Text fw={700}>LangBot</Text>

@@ -44,7 +44,9 @@ export default function FirstRunPage() {
     <AuthLayout title={t('setup.title')} subtitle={t('setup.subtitle')}>
       <form onSubmit={form.onSubmit((v) => setup.mutate({ email: v.email.trim(), password: v.password }))} noValidate>
         <Stack>
-          <TextInput label={t('auth.email')} type="email" autoComplete="username" required data-autofocus {...form.getInputProps('email')} />
+          {/* The page is this form: its first field takes the focus (data-autofocus works only in dialogs). */}
+          {/* eslint-disable-next-line jsx-a11y/no-autofocus */}
+          <TextInput label={t('auth.email')} type="email" autoComplete="username" required autoFocus {...form.getInputProps('email')} />
           <PasswordInput label={t('auth.password')} description={t('auth.passwordRule')} autoComplete="new-password" required {...form.getInputProps('password')} />
           <PasswordInput label={t('auth.confirmPassword')} autoComplete="new-password" required {...form.getInputProps('confirm')} />
           <Button type="submit" loading={setup.isPending}>

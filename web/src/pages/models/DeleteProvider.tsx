@@ -47,7 +47,7 @@ export function DeleteProviderModal({ provider, onClose }: { provider: Provider;
   const starredGoes = data && starred.data?.uuid ? data.uuids.includes(starred.data.uuid) : false;
 
   return (
-    <Modal opened onClose={onClose} title={t('providers.deleteTitle', { name: provider.name })}>
+    <Modal opened onClose={onClose} size="lg" title={t('providers.deleteTitle', { name: provider.name })}>
       <Stack>
         {preview.isPending && <Loader size="sm" aria-label={t('common.loading')} />}
         {preview.isError && <ErrorAlert error={preview.error} onRetry={() => void preview.refetch()} />}

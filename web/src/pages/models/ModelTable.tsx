@@ -11,7 +11,7 @@ import { useSession } from '../../app/session-context';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { errorText, notifySuccess } from '../../components/notify';
 import { Pager } from '../../components/Pager';
-import { ModelFormModal } from './ModelForm';
+import { Dialog, ModelFormModal } from './dialogs';
 import { MODELS_PAGE, useDeleteModel, useModels, useSetStarred, useTestModel } from './queries';
 
 export function ModelTable({ kind, provider, starred }: { kind: ModelKind; provider: Provider; starred: string | null }) {
@@ -127,7 +127,11 @@ function ModelRow({ kind, model, provider, starred }: { kind: ModelKind; model: 
             </Tooltip>
           )}
         </Group>
-        {editing && <ModelFormModal kind={kind} provider={provider} model={model} onClose={edit.close} />}
+        {editing && (
+          <Dialog>
+            <ModelFormModal kind={kind} provider={provider} model={model} onClose={edit.close} />
+          </Dialog>
+        )}
       </Table.Td>
     </Table.Tr>
   );
@@ -144,14 +148,11 @@ function TestResult({ test }: { test: ReturnType<typeof useTestModel> }) {
     );
   }
   if (test.isError) {
-    const details = test.error instanceof ApiError ? test.error.details : null;
-    const status = details?.upstream_status;
     return (
       <Group gap={4} wrap="nowrap" c="red" data-testid="test-result" role="status" align="flex-start">
         <CircleX size={14} aria-hidden style={{ flex: 'none', marginTop: 2 }} />
         <Text size="xs" lineClamp={3}>
-          {errorText(test.error)}
-          {typeof status === 'number' ? ` (HTTP ${status})` : ''}
+          {testFailure(test.error)}
         </Text>
       </Group>
     );
@@ -161,4 +162,16 @@ function TestResult({ test }: { test: ReturnType<typeof useTestModel> }) {
       —
     </Text>
   );
+}
+
+/** The server's (localized) message, plus the provider's own words and HTTP status where the
+ *  message does not already carry them (the translated messages do not). */
+export function testFailure(error: unknown): string {
+  let text = errorText(error);
+  const details = error instanceof ApiError ? error.details : null;
+  const upstream = details?.message;
+  const status = details?.upstream_status;
+  if (typeof upstream === 'string' && upstream && !text.includes(upstream)) text += `: ${upstream}`;
+  if (typeof status === 'number' && !text.includes(`HTTP ${status}`)) text += ` (HTTP ${status})`;
+  return text;
 }

@@ -99,7 +99,7 @@ export function Invitations() {
               </Table.Thead>
               <Table.Tbody>
                 {list.data.invitations.map((inv) => (
-                  <Table.Tr key={inv.uuid}>
+                  <Table.Tr key={inv.uuid} data-testid={`invitation-${inv.normalized_email}`}>
                     <Table.Td>
                       <Text size="sm">{inv.normalized_email}</Text>
                     </Table.Td>
@@ -114,7 +114,7 @@ export function Invitations() {
                     </Table.Td>
                     <Table.Td>
                       {inv.status === 'pending' && (
-                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => confirmRevoke(inv)}>
+                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => confirmRevoke(inv)} aria-label={t('invitations.revokeNamed', { email: inv.normalized_email })}>
                           {t('invitations.revoke')}
                         </Button>
                       )}

@@ -76,7 +76,7 @@ export function Members() {
                     </Table.Td>
                     <Table.Td>
                       {editable && can('member.remove') && (
-                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => confirmRemove(m)}>
+                        <Button size="compact-xs" variant="subtle" color="red" onClick={() => confirmRemove(m)} aria-label={t('members.removeNamed', { email: m.email })}>
                           {t('members.remove')}
                         </Button>
                       )}
