@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { api, setRequestLanguage, unwrap } from './client';
+import { api, unwrap } from './client';
 import { ApiError } from './errors';
 import { session } from './session';
 
@@ -51,16 +51,14 @@ describe('the API client', () => {
     expect(error.code).toBe('network');
   });
 
-  it('sends the session, the Workspace (not on account calls) and the language', async () => {
+  it('sends the session and the Workspace (not on account calls)', async () => {
     session.start('lbs_token');
     session.selectWorkspace('ws-1');
-    setRequestLanguage('zh_Hans');
     respond(200, { code: 0, msg: 'ok', data: { providers: [], total: 0, limit: 100, offset: 0 } });
     await unwrap(api.GET('/api/v1/provider/providers'));
     await unwrap(api.GET('/api/v1/user/info'));
     expect(seen[0]?.headers.get('Authorization')).toBe('Bearer lbs_token');
     expect(seen[0]?.headers.get('X-Workspace-Id')).toBe('ws-1');
-    expect(seen[0]?.headers.get('X-LangBot-Language')).toBe('zh_Hans');
     expect(seen[1]?.headers.get('X-Workspace-Id')).toBeNull();
     expect(seen[1]?.headers.get('Authorization')).toBe('Bearer lbs_token');
   });

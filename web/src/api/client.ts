@@ -1,6 +1,7 @@
 // The one way the UI talks to the server: openapi-fetch over the generated `paths`, with the
-// session token, the selected Workspace and the UI language on every request, and the
-// `{code, msg, data}` envelope unwrapped into data or an ApiError.
+// session token and the selected Workspace on every request, and the `{code, msg, data}`
+// envelope unwrapped into data or an ApiError. (Server messages come in the Workspace's
+// language, which the language switch sets; the server reads no per-request language.)
 import createClient, { type Middleware } from 'openapi-fetch';
 
 import { ApiError, toApiError } from './errors';
@@ -9,12 +10,6 @@ import { session } from './session';
 
 /** Calls that never carry a Workspace (the account's own, or before there is one). */
 const WITHOUT_WORKSPACE = ['/api/v1/user/', '/api/v1/system/info', '/api/v1/invitations/'];
-
-let language = 'en_US';
-/** The UI language, sent as `X-LangBot-Language` (LangBot's header for message language). */
-export function setRequestLanguage(code: string): void {
-  language = code;
-}
 
 export const headersMiddleware: Middleware = {
   onRequest({ request }) {
@@ -27,7 +22,6 @@ export const headersMiddleware: Middleware = {
     if (workspace && !WITHOUT_WORKSPACE.some((p) => path.startsWith(p))) {
       request.headers.set('X-Workspace-Id', workspace);
     }
-    request.headers.set('X-LangBot-Language', language);
     return request;
   },
   onResponse({ request, response }) {

@@ -2,7 +2,6 @@
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 
-import { setRequestLanguage } from '../api/client';
 import en from './locales/en_US.json';
 import { fromBrowser, htmlLang, isLanguage, type Language } from './languages';
 
@@ -17,7 +16,7 @@ export function storedLanguage(): Language {
   return isLanguage(stored) ? stored : fromBrowser(navigator.languages);
 }
 
-/** Switches the UI (and the language sent to the server); loads the strings first. */
+/** Switches the UI's strings (loading them first) and `<html lang>`. */
 export async function switchLanguage(code: Language): Promise<void> {
   const load = loaders[code];
   if (load && !i18n.hasResourceBundle(code, 'translation')) {
@@ -25,7 +24,6 @@ export async function switchLanguage(code: Language): Promise<void> {
     i18n.addResourceBundle(code, 'translation', strings.default);
   }
   localStorage.setItem(STORAGE_KEY, code);
-  setRequestLanguage(code);
   document.documentElement.lang = htmlLang(code);
   await i18n.changeLanguage(code);
 }
