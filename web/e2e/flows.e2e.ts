@@ -28,7 +28,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser.close();
 });
-afterEach(() => {
+afterEach(async (context) => {
+  // A failed step leaves a picture of where the main page was.
+  if (context.task.result?.state === 'fail') await shot(page, `failed-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
   expect(main.problems).toEqual([]);
 });
 
@@ -250,28 +252,70 @@ describe('Workspace', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     // Only pending invitations are listed: the revoked one leaves the list, and its link is dead.
     await page.getByTestId('invitation-ops@example.com').waitFor({ state: 'detached' });
+    expect(await page.getByTestId('invitation-link').count()).toBe(0);
     const pending = (await call(baseUrl, 'GET', `/api/v1/workspaces/${ws.uuid}/invitations`, { token: t })).data.invitations as { normalized_email: string }[];
     expect(pending.map((i) => i.normalized_email)).not.toContain('ops@example.com');
     expect((await call(baseUrl, 'POST', '/api/v1/invitations/inspect', { body: { token: invitationToken } })).status).toBeGreaterThanOrEqual(400);
   });
 });
 
+describe('Workspace membership', () => {
+  it('removes a member, who is then told so; a new invitation, accepted while logged in, brings them back', async () => {
+    const t = await token();
+    const ws = (await call(baseUrl, 'GET', '/api/v1/workspaces/current', { token: t })).data.workspace as { uuid: string };
+    const memberEmails = async () => ((await call(baseUrl, 'GET', `/api/v1/workspaces/${ws.uuid}/members`, { token: t })).data.members as { email: string }[]).map((m) => m.email);
+
+    await page.getByRole('button', { name: 'Remove dev@example.com' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(memberEmails).not.toContain('dev@example.com');
+
+    const dev = await open(browser, baseUrl);
+    await dev.page.goto('/login');
+    await dev.page.getByLabel('Email').fill('dev@example.com');
+    await dev.page.getByLabel(/^Password/).fill('dev-password-1');
+    await dev.page.getByRole('button', { name: 'Log in' }).click();
+    await dev.page.getByTestId('no-workspace').waitFor();
+    await noSeriousAxe('no-workspace', dev.page);
+
+    await page.getByLabel('Email').fill('dev@example.com');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByText('Invitation for dev@example.com created').waitFor();
+    const link = (await page.getByTestId('invitation-link').textContent()) ?? '';
+    await dev.page.goto(link);
+    await dev.page.getByRole('button', { name: 'Accept and join' }).click();
+    await dev.page.getByRole('heading', { name: 'Models' }).waitFor();
+    expect(await memberEmails()).toContain('dev@example.com');
+    expect(dev.problems).toEqual([]);
+    await dev.context.close();
+  });
+});
+
 describe('sessions', () => {
   it('returns to login when the session ends, then back to the page', async () => {
+    const relogin = async (expectedNext: string) => {
+      await page.getByTestId('session-expired').waitFor();
+      const url = new URL(page.url());
+      expect(url.pathname).toBe('/login');
+      expect(url.searchParams.get('next')).toBe(expectedNext);
+      await page.getByLabel('Email').fill(OWNER);
+      await page.getByLabel(/^Password/).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await expect.poll(() => new URL(page.url()).pathname).toBe(expectedNext);
+    };
+    // The session ends on the server while the page is open; the next call finds out.
     await page.goto('/workspace');
     await page.getByRole('heading', { name: 'Members' }).waitFor();
     expect((await call(baseUrl, 'POST', '/api/v1/user/logout', { token: await token() })).status).toBe(200);
-    await page.getByRole('link', { name: 'API keys' }).click();
-    await page.getByTestId('session-expired').waitFor();
-    const url = new URL(page.url());
-    expect(url.pathname).toBe('/login');
-    expect(url.searchParams.get('next')).toBe('/api-keys');
+    await page.getByLabel('Email').fill('late@example.com');
+    await page.getByRole('button', { name: 'Invite' }).click();
     await noSeriousAxe('login-expired');
-    await page.getByLabel('Email').fill(OWNER);
-    await page.getByLabel(/^Password/).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
+    await relogin('/workspace');
+    await page.getByRole('heading', { name: 'Members' }).waitFor();
+    // A deep link opened with a dead session.
+    expect((await call(baseUrl, 'POST', '/api/v1/user/logout', { token: await token() })).status).toBe(200);
+    await page.goto('/api-keys');
+    await relogin('/api-keys');
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
-    expect(new URL(page.url()).pathname).toBe('/api-keys');
   });
 
   it('changes the password, says other sessions were signed out, and they are', async () => {

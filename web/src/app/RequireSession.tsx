@@ -1,7 +1,9 @@
 // The pages behind login: resolves the account, its Workspaces and the selected one (with
 // the caller's permissions) before any page renders.
+import { Button, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Navigate, Outlet, useLocation } from 'react-router';
 
 import { api, unwrap } from '../api/client';
@@ -9,6 +11,7 @@ import { ApiError } from '../api/errors';
 import { keys } from '../api/keys';
 import { session } from '../api/session';
 import type { Permission } from '../api/types';
+import { logout } from '../components/AccountMenu';
 import { CenteredCard, FullPageLoader } from '../components/Centered';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { useSystemInfo } from './queries';
@@ -75,6 +78,7 @@ function LoggedIn() {
       </CenteredCard>
     );
   }
+  if (list?.length === 0 && account.data) return <NoWorkspace email={account.data.email} />;
   if (!value) return <FullPageLoader />;
   return (
     <SessionContext.Provider value={value}>
@@ -82,5 +86,23 @@ function LoggedIn() {
         <Outlet />
       </Shell>
     </SessionContext.Provider>
+  );
+}
+
+/** Logged in, but a member of no Workspace (removed from the last one): say so, offer logout. */
+function NoWorkspace({ email }: { email: string }) {
+  const { t } = useTranslation();
+  return (
+    <CenteredCard>
+      <Stack component="main" data-testid="no-workspace">
+        <Title order={1} size="h3">
+          {t('workspace.noneTitle')}
+        </Title>
+        <Text size="sm">{t('workspace.noneBody', { email })}</Text>
+        <Button variant="light" onClick={() => void logout()}>
+          {t('account.logout')}
+        </Button>
+      </Stack>
+    </CenteredCard>
   );
 }

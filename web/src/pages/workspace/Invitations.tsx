@@ -43,7 +43,14 @@ export function Invitations() {
       children: <Text size="sm">{t('invitations.revokeBody')}</Text>,
       labels: { confirm: t('invitations.revoke'), cancel: t('common.cancel') },
       confirmProps: { color: 'red' },
-      onConfirm: () => revoke.mutate(inv.uuid, { onSuccess: () => notifySuccess(t('invitations.revoked')) }),
+      onConfirm: () =>
+        revoke.mutate(inv.uuid, {
+          onSuccess: () => {
+            notifySuccess(t('invitations.revoked'));
+            // The link shown for it no longer works: stop showing it.
+            setCreated((shown) => (shown?.invitation.uuid === inv.uuid ? null : shown));
+          },
+        }),
     });
 
   return (
