@@ -34,6 +34,11 @@ npm run --silent gen:check
 log "release binary"
 (cd .. && cargo build --release --locked -p langbot)
 log "browser tests (chromium)"
-LANGBOT_BIN="$CARGO_TARGET_DIR/release/langbot" npm run --silent e2e
+e2e_started=$(date +%s)
+e2e_status=0
+LANGBOT_BIN="$CARGO_TARGET_DIR/release/langbot" npm run --silent e2e || e2e_status=$?
+log "browser tests took $(( $(date +%s) - e2e_started ))s"
+node e2e/report.mjs
+[[ $e2e_status -eq 0 ]] || exit "$e2e_status"
 
 log "web checks finished in $(( $(date +%s) - started ))s"

@@ -1,6 +1,6 @@
 // Debian's chromium through playwright-core (never a downloaded browser), with what every test
 // checks: no console errors, no unhandled rejections, axe-core on each page, screenshots.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -86,7 +86,7 @@ export async function axe(page: Page, name: string, scheme = 'light'): Promise<A
     targets: v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')}: ${n.failureSummary ?? ''}`),
   }));
   axeResults.push({ page: name, scheme, violations });
-  writeFileSync(join(ARTIFACTS, 'axe.json'), JSON.stringify(axeResults, null, 2));
+  appendJson(join(ARTIFACTS, 'axe.json'), { page: name, scheme, violations });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
@@ -112,6 +112,14 @@ export async function firstRender(page: Page, path: string, heading: string, nam
     heading,
   );
   timings[name] = Math.round(ms);
-  writeFileSync(join(ARTIFACTS, 'timings.json'), JSON.stringify(timings, null, 2));
+  appendJson(join(ARTIFACTS, 'timings.json'), { page: name, ms: Math.round(ms) });
   return ms;
+}
+
+/** Adds one entry to a JSON array file (every test file of the run adds to the same report;
+ *  the global setup starts each run with none). */
+function appendJson(file: string, entry: unknown): void {
+  const list = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as unknown[]) : [];
+  list.push(entry);
+  writeFileSync(file, JSON.stringify(list, null, 2));
 }

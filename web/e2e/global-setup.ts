@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 
 import type { TestProject } from 'vitest/node';
 
+import { ARTIFACTS } from './browser';
 import { startFakeOpenAi } from './fake-openai';
 
 declare module 'vitest' {
@@ -82,6 +83,7 @@ async function startServer(bin: string, env: Record<string, string>): Promise<Se
 
 export default async function setup(project: TestProject) {
   const bin = process.env.LANGBOT_BIN ?? resolve(process.env.CARGO_TARGET_DIR ?? '/var/cache/langbot-target', 'release/langbot');
+  for (const report of ['axe.json', 'timings.json']) rmSync(join(ARTIFACTS, report), { force: true });
   const upstream = await startFakeOpenAi();
   const main = await startServer(bin, {});
   const multi = await startServer(bin, { LANGBOT_MULTI_WORKSPACE: 'true' });
