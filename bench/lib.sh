@@ -5,8 +5,9 @@
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/cache/langbot-target}"
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-cargo build --release --locked -p langbot >/dev/null
-BIN="$CARGO_TARGET_DIR/release/langbot"
+# BENCH_BIN runs another build (e.g. an older commit's) against the same script.
+if [ -z "${BENCH_BIN:-}" ]; then cargo build --release --locked -p langbot >/dev/null; fi
+BIN="${BENCH_BIN:-$CARGO_TARGET_DIR/release/langbot}"
 # shellcheck source=../scripts/lib/services.sh
 source scripts/lib/services.sh
 DIR="$(mktemp -d /tmp/langbot-bench.XXXXXX)"

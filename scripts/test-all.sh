@@ -17,9 +17,14 @@ log() { printf '\n==> %s\n' "$*"; }
 
 # shellcheck source=lib/services.sh
 source scripts/lib/services.sh
+# shellcheck source=lib/mcp_venv.sh
+source scripts/lib/mcp_venv.sh
 trap stop_services EXIT
 
 ensure_services
+# The official MCP SDK: the client test, and the MCP server the tool tests connect to.
+ensure_mcp_venv
+export TEST_MCP_PYTHON="$MCP_PYTHON"
 log "building"
 cargo build --workspace --all-targets
 start_services

@@ -7,7 +7,6 @@ use clap::{Parser, Subcommand};
 
 use crate::config::Settings;
 use crate::startup::{Application, ServerOptions};
-use crate::state::AppState;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -39,7 +38,7 @@ pub async fn serve() -> anyhow::Result<()> {
     let addr = settings.addr()?;
     let listener =
         TcpListener::bind(addr).map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
-    let state = AppState::init(settings.clone()).await?;
+    let state = crate::startup::build_state(settings.clone()).await?;
     let store_kind = state.store.kind();
     let db_kind = state.db_kind.as_str();
     let app = Application::build(state, listener, ServerOptions::default())?;

@@ -21,6 +21,7 @@ pub const ENV_KEYS: &[(&str, &str)] = &[
     ("LANGBOT_SESSION_TTL", "auth.session_ttl"),
     ("LANGBOT_TRUSTED_PROXIES", "api.trusted_proxies"),
     ("LANGBOT_BODY_LIMIT", "api.body_limit"),
+    ("LANGBOT_DRAIN_TIMEOUT", "api.drain_timeout"),
     ("LANGBOT_WEB_DIR", "web.dir"),
     ("LANGBOT_MONITORING_RETENTION", "monitoring.retention"),
     ("LANGBOT_LOG", "log.filter"),
@@ -70,6 +71,9 @@ pub struct ApiSettings {
     pub trusted_proxies: Vec<String>,
     #[serde(with = "de::byte_size")]
     pub body_limit: u64,
+    /// On SIGTERM, how long in-flight requests and turns may take to finish.
+    #[serde(with = "de::duration")]
+    pub drain_timeout: Duration,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -144,6 +148,7 @@ impl Default for Settings {
                 global_api_key: None,
                 trusted_proxies: Vec::new(),
                 body_limit: 1024 * 1024,
+                drain_timeout: Duration::from_secs(30),
             },
             data_dir: PathBuf::from("./data"),
             database: DatabaseSettings { url: None },

@@ -12,7 +12,10 @@ async fn main() -> std::process::ExitCode {
         Command::Migrate => langbot::cli::migrate().await,
         Command::RebuildRollups => langbot::cli::rebuild_rollups().await,
         Command::Openapi => {
-            print!("{}", langbot::catalog::openapi::document_json());
+            print!(
+                "{}",
+                langbot::catalog::openapi::document_json(langbot::api::catalog())
+            );
             Ok(())
         }
     };

@@ -1,28 +1,77 @@
-//! Builds the HTTP server from the state: middleware, catalog routes, health, docs, the web UI
-//! (the default service, which keeps the JSON 404 for server paths).
+//! The composition root: builds the state from the settings, starts the background
+//! workers and the HTTP server, and stops them together. On SIGTERM (or SIGINT) the server
+//! stops accepting, in-flight requests and tracked turns get `api.drain_timeout` to
+//! finish, then the workers stop; a second signal exits at once.
+//! Unmatched paths go to the web UI, which keeps the JSON 404 for server paths.
 
 use std::net::TcpListener;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
-use actix_web::dev::Server;
+use actix_web::dev::{Server, ServerHandle};
 use actix_web::middleware::{from_fn, Compress};
 use actix_web::{web, App, HttpServer};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
-use crate::catalog;
+use crate::access::password::PasswordHasherPool;
+use crate::access::Identity;
+use crate::config::Settings;
 use crate::http;
-use crate::state::AppState;
+use crate::state::{AppState, Background, Parts};
 
-/// A bound, not yet running server.
-pub struct Application {
-    port: u16,
-    server: Server,
+/// Connects storage, migrates, and assembles the shared handles.
+pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
+    let db_kind = settings.database_kind()?;
+    let db = crate::db::connect(&settings.database_url(), db_kind).await?;
+    crate::db::migrate(&db, db_kind).await?;
+    let store =
+        crate::session_store::connect(settings.redis.url.as_deref(), &settings.redis.prefix)
+            .await?;
+    let instance_uuid = crate::system::instance_uuid(&db).await?;
+    let trusted_proxies = http::parse_trusted_proxies(&settings.api.trusted_proxies)?;
+    let identity = Identity::new(
+        db.clone(),
+        store.clone(),
+        settings.api.global_api_key.as_deref(),
+    );
+    Ok(AppState {
+        settings: Arc::new(settings),
+        db,
+        db_kind,
+        store,
+        trusted_proxies: Arc::new(trusted_proxies),
+        instance_uuid: instance_uuid.into(),
+        replica: uuid::Uuid::new_v4().simple().to_string().into(),
+        started_at: Instant::now(),
+        identity,
+        passwords: PasswordHasherPool::default(),
+        http: reqwest::Client::builder()
+            .user_agent(concat!("langbot-core/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(Duration::from_secs(10))
+            .pool_idle_timeout(Duration::from_secs(30))
+            .build()?,
+        tasks: Background::on_current_runtime()?,
+        parts: Parts::default(),
+    })
+}
+
+/// The routes of the whole service.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/healthz", web::get().to(http::health::healthz))
+        .route("/readyz", web::get().to(http::health::readyz))
+        .service(web::redirect("/api/docs", "/api/docs/"))
+        .configure(|cfg| crate::api::catalog().configure(cfg))
+        .configure(crate::runtime::http_bot::configure)
+        .service(SwaggerUi::new("/api/docs/{_:.*}").config(Config::new(["/api/v1/openapi.json"])));
 }
 
 /// Knobs the binary and the tests set differently.
 #[derive(Debug, Clone, Copy)]
 pub struct ServerOptions {
     pub workers: usize,
-    /// Tests run several servers in one process and stop them by dropping.
+    /// Tests run several servers in one process and stop them through their handle.
     pub handle_signals: bool,
 }
 
@@ -38,34 +87,53 @@ impl Default for ServerOptions {
     }
 }
 
-/// The routes of the whole service.
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/healthz", web::get().to(http::health::healthz))
-        .route("/readyz", web::get().to(http::health::readyz))
-        .service(web::redirect("/api/docs", "/api/docs/"))
-        .configure(catalog::http::configure)
-        .configure(crate::mcp::configure)
-        .configure(crate::runtime::http_bot::configure)
-        .configure(crate::runtime::debug_ws::configure)
-        .configure(crate::monitoring::inflight::configure)
-        .configure(crate::monitoring::export::configure)
-        .route(
-            "/api/v1/openapi.json",
-            web::get().to(catalog::openapi::serve),
-        )
-        .service(SwaggerUi::new("/api/docs/{_:.*}").config(Config::new(["/api/v1/openapi.json"])));
+/// The background workers of one process, stopped together.
+struct Workers {
+    stop: CancellationToken,
+    handles: Vec<JoinHandle<()>>,
+}
+
+impl Workers {
+    fn start(state: &AppState) -> Self {
+        let stop = CancellationToken::new();
+        let handles = vec![
+            tokio::spawn(state.identity.clone().follow_invalidations(stop.clone())),
+            tokio::spawn(crate::monitoring::maintenance::run(
+                state.clone(),
+                stop.clone(),
+            )),
+        ];
+        Self { stop, handles }
+    }
+
+    async fn stop(self) {
+        self.stop.cancel();
+        for handle in self.handles {
+            let _ = handle.await;
+        }
+    }
+}
+
+/// A bound, running server with its workers.
+pub struct Application {
+    port: u16,
+    server: Server,
+    state: AppState,
+    workers: Workers,
+    handle_signals: bool,
 }
 
 impl Application {
-    /// Binds `listener` and prepares the server.
+    /// Binds `listener`, starts the workers and the server (serving once awaited).
     pub fn build(
         state: AppState,
         listener: TcpListener,
         options: ServerOptions,
     ) -> anyhow::Result<Self> {
         let port = listener.local_addr()?.port();
-        let data = web::Data::new(state);
-        let mut server = HttpServer::new(move || {
+        let data = web::Data::new(state.clone());
+        let drain = state.settings.api.drain_timeout;
+        let server = HttpServer::new(move || {
             App::new()
                 .app_data(data.clone())
                 .wrap(Compress::default())
@@ -74,14 +142,17 @@ impl Application {
                 .default_service(web::to(http::web_ui::serve))
         })
         .workers(options.workers)
-        .shutdown_timeout(10)
-        .listen(listener)?;
-        if !options.handle_signals {
-            server = server.disable_signals();
-        }
+        .shutdown_timeout(drain.as_secs().max(1))
+        // Signals are ours: the second one must exit at once.
+        .disable_signals()
+        .listen(listener)?
+        .run();
         Ok(Self {
             port,
-            server: server.run(),
+            server,
+            workers: Workers::start(&state),
+            state,
+            handle_signals: options.handle_signals,
         })
     }
 
@@ -90,12 +161,67 @@ impl Application {
     }
 
     /// A handle to stop the server gracefully.
-    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+    pub fn handle(&self) -> ServerHandle {
         self.server.handle()
     }
 
-    /// Serves until stopped (SIGINT/SIGTERM when signals are handled); in-flight requests finish.
+    /// Serves until stopped (by a signal, or through `handle()`), then drains: in-flight
+    /// requests and tracked turns finish within the drain time, then the workers stop.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let drain = self.state.settings.api.drain_timeout;
+        let stop_began = Arc::new(OnceLock::new());
+        if self.handle_signals {
+            tokio::spawn(stop_on_signals(self.server.handle(), stop_began.clone()));
+        }
+        let served = self.server.await;
+        // Turns ran on while connections drained; they get what is left of the drain time.
+        let began = stop_began.get().copied().unwrap_or_else(Instant::now);
+        self.state.tasks.close();
+        let left = drain.saturating_sub(began.elapsed());
+        if tokio::time::timeout(left, self.state.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                unfinished = self.state.tasks.len(),
+                "drain time over; abandoning unfinished turns"
+            );
+        }
+        self.workers.stop().await;
+        served
+    }
+}
+
+/// The first SIGTERM or SIGINT stops the server gracefully; a second exits at once.
+async fn stop_on_signals(server: ServerHandle, stop_began: Arc<OnceLock<Instant>>) {
+    wait_for_signal().await;
+    let _ = stop_began.set(Instant::now());
+    tracing::info!("stopping: no new connections; draining in-flight requests and turns");
+    let stopping = tokio::spawn(async move { server.stop(true).await });
+    wait_for_signal().await;
+    tracing::warn!("second signal: exiting now");
+    stopping.abort();
+    std::process::exit(130);
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

@@ -1,14 +1,18 @@
-//! The application state shared by every request and background task.
+//! The application state: shared handles, nothing else. `startup` builds it and runs what
+//! uses it; this file names no resource and not the runtime.
 
-use std::sync::Arc;
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use ipnet::IpNet;
 use sea_orm::DatabaseConnection;
+use tokio_util::task::TaskTracker;
 
+use crate::access::password::PasswordHasherPool;
+use crate::access::Identity;
 use crate::config::{DatabaseKind, Settings};
-use crate::identity::password::PasswordHasherPool;
-use crate::identity::IdentityCache;
 use crate::session_store::SharedStore;
 
 /// Cheap to clone: everything inside is shared.
@@ -21,49 +25,90 @@ pub struct AppState {
     pub trusted_proxies: Arc<Vec<IpNet>>,
     /// This installation's id, stored in the database on first start.
     pub instance_uuid: Arc<str>,
+    /// This process's id among the replicas (owner of the executions it runs).
+    pub replica: Arc<str>,
     pub started_at: Instant,
-    /// Identity caches (API keys, languages), kept coherent across replicas.
-    pub identity: Arc<IdentityCache>,
+    /// Credential resolution and its caches, kept coherent across replicas.
+    pub identity: Identity,
     pub passwords: PasswordHasherPool,
     /// One HTTP connection pool for every upstream call (models, callbacks).
     pub http: reqwest::Client,
-    pub runtime: Arc<crate::runtime::Runtime>,
-    /// Live in-flight feeds, one producer per Workspace.
-    pub inflight: Arc<crate::monitoring::inflight::InflightHub>,
+    /// Work that outlives its request (accepted messages' turns, callbacks): drained on
+    /// shutdown before the process exits.
+    pub tasks: Background,
+    /// In-process state that belongs to one feature (e.g. the runtime's message
+    /// aggregation, monitoring's live feeds), created on first use.
+    pub parts: Parts,
 }
 
-impl AppState {
-    /// Connects storage, migrates and loads the instance identity.
-    pub async fn init(settings: Settings) -> anyhow::Result<Self> {
-        let db_kind = settings.database_kind()?;
-        let db = crate::db::connect(&settings.database_url(), db_kind).await?;
-        crate::db::migrate(&db, db_kind).await?;
-        let store =
-            crate::session_store::connect(settings.redis.url.as_deref(), &settings.redis.prefix)
-                .await?;
-        let instance_uuid = crate::system::instance_uuid(&db).await?;
-        let trusted_proxies = crate::http::parse_trusted_proxies(&settings.api.trusted_proxies)?;
-        let identity = Arc::new(IdentityCache::default());
-        identity.spawn_listener(store.clone());
-        let state = Self {
-            settings: Arc::new(settings),
-            db,
-            db_kind,
-            store,
-            trusted_proxies: Arc::new(trusted_proxies),
-            instance_uuid: instance_uuid.into(),
-            started_at: Instant::now(),
-            identity,
-            passwords: PasswordHasherPool::default(),
-            http: reqwest::Client::builder()
-                .user_agent(concat!("langbot-core/", env!("CARGO_PKG_VERSION")))
-                .connect_timeout(std::time::Duration::from_secs(10))
-                .pool_idle_timeout(std::time::Duration::from_secs(30))
-                .build()?,
-            runtime: Arc::new(crate::runtime::Runtime::default()),
-            inflight: Arc::default(),
+/// Tracked background work on the process's main runtime: the HTTP workers' runtimes end
+/// with the server, and a task spawned on one of them would end with it, mid-turn.
+#[derive(Clone)]
+pub struct Background {
+    tracker: TaskTracker,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Background {
+    /// On the runtime of the caller (startup's).
+    pub fn on_current_runtime() -> Result<Self, tokio::runtime::TryCurrentError> {
+        Ok(Self {
+            tracker: TaskTracker::new(),
+            runtime: tokio::runtime::Handle::try_current()?,
+        })
+    }
+
+    pub fn spawn<F>(&self, work: F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.runtime.spawn(self.tracker.track_future(work));
+    }
+
+    /// Refuses nothing new but lets `wait` finish once the tracked work is done.
+    pub fn close(&self) {
+        self.tracker.close();
+    }
+
+    pub async fn wait(&self) {
+        self.tracker.wait().await
+    }
+
+    pub fn len(&self) -> usize {
+        self.tracker.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tracker.is_empty()
+    }
+}
+
+/// Per-process singletons keyed by type, so the state holds them without naming them.
+#[derive(Clone, Default)]
+pub struct Parts(Arc<RwLock<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>>);
+
+impl Parts {
+    /// The `T` of this process, created with `T::default()` on first use.
+    pub fn get<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let key = TypeId::of::<T>();
+        let found = self
+            .0
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .cloned();
+        let part = match found {
+            Some(part) => part,
+            None => self
+                .0
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(key)
+                .or_insert_with(|| Arc::new(T::default()))
+                .clone(),
         };
-        crate::monitoring::maintenance::spawn(state.clone());
-        Ok(state)
+        // The map only holds a `T` under `T`'s id; a failed downcast cannot happen, and
+        // would yield a fresh part rather than a panic.
+        part.downcast::<T>().unwrap_or_default()
     }
 }

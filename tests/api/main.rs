@@ -1,28 +1,26 @@
 //! Black-box tests: the app spawned in-process on port 0, one fresh database per test.
 //! The back ends come from the environment (see `helpers::backend`).
+//!
+//! The suites follow the URL tree; the cross-cutting ones come after.
 
 mod helpers;
 
-mod apikeys;
-mod basics;
-mod bots;
-mod debug_ws;
-mod identity;
-mod llm_client;
-mod mcp;
-mod monitoring;
-mod monitoring_filters;
-mod monitoring_live;
-mod monitoring_rollups;
+// By resource.
+mod apikeys; // /api/v1/apikeys
+mod http_bot; // /bots/{bot_uuid}: the http_bot adapter
+mod mcp; // /mcp
+mod monitoring; // /api/v1/monitoring/*
+mod pipelines; // /api/v1/pipelines
+mod platform; // /api/v1/platform/{adapters,bots}
+mod provider; // /api/v1/provider/{requesters,providers,models}
+mod system; // /healthz, /readyz, /api/v1/system/*, /api/docs
+mod user; // /api/v1/user/*
+mod workspaces; // /api/v1/workspaces/*, /api/v1/invitations/*
+
+// Cross-cutting.
 mod negative_inputs;
 mod openapi;
 mod permission_matrix;
-mod pipelines;
-mod providers;
-mod readiness;
-mod runtime;
-mod runtime_edges;
 mod session_store;
 mod tenant_isolation;
-mod web_ui;
-mod workspaces;
+mod web_ui; // /, /assets/*: the built web UI

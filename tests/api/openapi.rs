@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::helpers::schema::collect_refs;
 use crate::helpers::spawn_app;
 
 fn committed_path() -> PathBuf {
@@ -13,7 +14,7 @@ fn committed_path() -> PathBuf {
 
 #[test]
 fn committed_openapi_matches_the_code() {
-    let generated = langbot::catalog::openapi::document_json();
+    let generated = langbot::catalog::openapi::document_json(langbot::api::catalog());
     let path = committed_path();
     if std::env::var("UPDATE_OPENAPI").is_ok() {
         std::fs::write(&path, &generated).unwrap();
@@ -31,27 +32,19 @@ async fn served_openapi_equals_the_generated_document() {
     let app = spawn_app().await;
     let served = app.get("/api/v1/openapi.json").await;
     assert_eq!(served.status, 200);
-    let generated: Value =
-        serde_json::from_str(&langbot::catalog::openapi::document_json()).unwrap();
+    let generated: Value = serde_json::from_str(&langbot::catalog::openapi::document_json(
+        langbot::api::catalog(),
+    ))
+    .unwrap();
     assert_eq!(served.body, generated);
-}
-
-fn collect_refs(value: &Value, out: &mut BTreeSet<String>) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(r)) = map.get("$ref") {
-                out.insert(r.clone());
-            }
-            map.values().for_each(|v| collect_refs(v, out));
-        }
-        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
-        _ => {}
-    }
 }
 
 #[test]
 fn every_operation_is_documented_and_every_ref_resolves() {
-    let doc: Value = serde_json::from_str(&langbot::catalog::openapi::document_json()).unwrap();
+    let doc: Value = serde_json::from_str(&langbot::catalog::openapi::document_json(
+        langbot::api::catalog(),
+    ))
+    .unwrap();
     let mut ids = BTreeSet::new();
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
@@ -77,7 +70,7 @@ fn every_operation_is_documented_and_every_ref_resolves() {
             }
         }
     }
-    for op in langbot::catalog::operations() {
+    for op in langbot::api::catalog().operations() {
         assert!(
             ids.contains(op.meta().id),
             "{} missing from the document",
@@ -95,7 +88,10 @@ fn every_operation_is_documented_and_every_ref_resolves() {
 
 #[test]
 fn the_error_code_enum_lists_every_code() {
-    let doc: Value = serde_json::from_str(&langbot::catalog::openapi::document_json()).unwrap();
+    let doc: Value = serde_json::from_str(&langbot::catalog::openapi::document_json(
+        langbot::api::catalog(),
+    ))
+    .unwrap();
     let listed: BTreeSet<&str> = doc["components"]["schemas"]["ErrorCode"]["enum"]
         .as_array()
         .unwrap()

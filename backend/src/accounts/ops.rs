@@ -6,46 +6,20 @@ use super::dto::{
     AccountInfo, ChangePasswordRequest, Credentials, InitStatus, LoginRequest, TokenResponse,
 };
 use super::service;
-use crate::access::{Principal, RequestCtx};
-use crate::catalog::{Access, Input, Method, NoBody, NoParams, Null, OpMeta, Operation};
+use crate::access::{login_limit, password, sessions};
+use crate::access::{Access, Principal, RequestCtx};
+use crate::catalog::{Input, NoBody, NoParams, Null, OpMeta, Operation};
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::identity::{login_limit, password, sessions};
 use crate::state::AppState;
-
-const fn meta(
-    id: &'static str,
-    method: Method,
-    path: &'static str,
-    summary: &'static str,
-    access: Access,
-    errors: &'static [ErrorCode],
-) -> OpMeta {
-    OpMeta {
-        id,
-        method,
-        path,
-        summary,
-        description: "",
-        tag: "user",
-        access,
-        permission: None,
-        errors,
-        mcp: None,
-    }
-}
 
 /// `GET /user/init`.
 pub struct GetInitStatus;
 
 impl Operation for GetInitStatus {
-    const META: OpMeta = meta(
-        "get_init_status",
-        Method::Get,
-        "/user/init",
-        "Whether the first account exists",
-        Access::Public,
-        &[],
-    );
+    const META: OpMeta = OpMeta::get("get_init_status", "/user/init")
+        .tag("user")
+        .summary("Whether the first account exists")
+        .access(Access::Public);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -66,14 +40,11 @@ impl Operation for GetInitStatus {
 pub struct InitAccount;
 
 impl Operation for InitAccount {
-    const META: OpMeta = meta(
-        "init_account",
-        Method::Post,
-        "/user/init",
-        "Create the first account and its Workspace (once)",
-        Access::Public,
-        &[ErrorCode::Conflict, ErrorCode::RateLimited],
-    );
+    const META: OpMeta = OpMeta::post("init_account", "/user/init")
+        .tag("user")
+        .summary("Create the first account and its Workspace (once)")
+        .access(Access::Public)
+        .errors(&[ErrorCode::Conflict, ErrorCode::RateLimited]);
     type Path = NoParams;
     type Query = NoParams;
     type Body = Credentials;
@@ -96,7 +67,7 @@ impl Operation for InitAccount {
         crate::workspaces::service::create_with_owner(&txn, "Default Workspace", &account.uuid)
             .await?;
         txn.commit().await?;
-        state.identity.invalidate(&state.store).await;
+        state.identity.invalidate().await;
         tracing::info!(account.uuid = %account.uuid, "instance initialized");
         Ok(Null)
     }
@@ -106,14 +77,11 @@ impl Operation for InitAccount {
 pub struct Login;
 
 impl Operation for Login {
-    const META: OpMeta = meta(
-        "login",
-        Method::Post,
-        "/user/auth",
-        "Log in; answers a session token",
-        Access::Public,
-        &[ErrorCode::InvalidAuthentication, ErrorCode::RateLimited],
-    );
+    const META: OpMeta = OpMeta::post("login", "/user/auth")
+        .tag("user")
+        .summary("Log in; answers a session token")
+        .access(Access::Public)
+        .errors(&[ErrorCode::InvalidAuthentication, ErrorCode::RateLimited]);
     type Path = NoParams;
     type Query = NoParams;
     type Body = LoginRequest;
@@ -158,14 +126,10 @@ fn session(ctx: &RequestCtx) -> ApiResult<(&str, &str)> {
 pub struct CheckToken;
 
 impl Operation for CheckToken {
-    const META: OpMeta = meta(
-        "check_token",
-        Method::Get,
-        "/user/check-token",
-        "Renew the session; answers the same token",
-        Access::Account,
-        &[],
-    );
+    const META: OpMeta = OpMeta::get("check_token", "/user/check-token")
+        .tag("user")
+        .summary("Renew the session; answers the same token")
+        .access(Access::Account);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -194,14 +158,10 @@ impl Operation for CheckToken {
 pub struct Logout;
 
 impl Operation for Logout {
-    const META: OpMeta = meta(
-        "logout",
-        Method::Post,
-        "/user/logout",
-        "End this session",
-        Access::Account,
-        &[],
-    );
+    const META: OpMeta = OpMeta::post("logout", "/user/logout")
+        .tag("user")
+        .summary("End this session")
+        .access(Access::Account);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -222,14 +182,11 @@ impl Operation for Logout {
 pub struct ChangePassword;
 
 impl Operation for ChangePassword {
-    const META: OpMeta = meta(
-        "change_password",
-        Method::Post,
-        "/user/change-password",
-        "Change the password and end the account's other sessions",
-        Access::Account,
-        &[ErrorCode::RateLimited],
-    );
+    const META: OpMeta = OpMeta::post("change_password", "/user/change-password")
+        .tag("user")
+        .summary("Change the password and end the account's other sessions")
+        .access(Access::Account)
+        .errors(&[ErrorCode::RateLimited]);
     type Path = NoParams;
     type Query = NoParams;
     type Body = ChangePasswordRequest;
@@ -271,14 +228,10 @@ impl Operation for ChangePassword {
 pub struct GetUserInfo;
 
 impl Operation for GetUserInfo {
-    const META: OpMeta = meta(
-        "get_user_info",
-        Method::Get,
-        "/user/info",
-        "The logged-in account",
-        Access::Account,
-        &[],
-    );
+    const META: OpMeta = OpMeta::get("get_user_info", "/user/info")
+        .tag("user")
+        .summary("The logged-in account")
+        .access(Access::Account);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;

@@ -88,7 +88,8 @@ pub struct ApiKeyList {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct CreateApiKey {
+#[schema(as = CreateApiKey)]
+pub struct CreateApiKeyBody {
     #[validate(length(min = 1, max = 255))]
     pub name: String,
     #[serde(default)]
@@ -103,7 +104,8 @@ pub struct CreateApiKey {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct UpdateApiKey {
+#[schema(as = UpdateApiKey)]
+pub struct UpdateApiKeyBody {
     #[validate(length(min = 1, max = 255))]
     pub name: Option<String>,
     #[validate(length(max = 512))]

@@ -5,11 +5,11 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::dto::{
-    ApiKeyEnvelope, ApiKeyList, ApiKeyWithSecret, CreateApiKey, CreatedApiKey, UpdateApiKey,
+    ApiKeyEnvelope, ApiKeyList, ApiKeyWithSecret, CreateApiKeyBody, CreatedApiKey, UpdateApiKeyBody,
 };
 use super::service::{self, NewKey};
-use crate::access::{Permission, PermissionSet, RequestCtx};
-use crate::catalog::{Access, Input, Method, NoBody, NoParams, Null, OpMeta, Operation, PageQuery};
+use crate::access::{Access, Permission, PermissionSet, RequestCtx};
+use crate::catalog::{Input, NoBody, NoParams, Null, OpMeta, Operation, PageQuery};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 
@@ -18,27 +18,6 @@ use crate::state::AppState;
 #[into_params(parameter_in = Path)]
 pub struct KeyPath {
     pub key_id: i64,
-}
-
-const fn meta(
-    id: &'static str,
-    method: Method,
-    path: &'static str,
-    summary: &'static str,
-    errors: &'static [ErrorCode],
-) -> OpMeta {
-    OpMeta {
-        id,
-        method,
-        path,
-        summary,
-        description: "",
-        tag: "apikeys",
-        access: Access::SessionWorkspace,
-        permission: Some(Permission::ApiKeyManage),
-        errors,
-        mcp: None,
-    }
 }
 
 fn invalid_key(message: String, field: &str) -> ApiError {
@@ -51,13 +30,11 @@ fn invalid_key(message: String, field: &str) -> ApiError {
 pub struct ListApiKeys;
 
 impl Operation for ListApiKeys {
-    const META: OpMeta = meta(
-        "list_api_keys",
-        Method::Get,
-        "/apikeys",
-        "The Workspace's API keys (revoked ones too)",
-        &[],
-    );
+    const META: OpMeta = OpMeta::get("list_api_keys", "/apikeys")
+        .tag("apikeys")
+        .summary("The Workspace's API keys (revoked ones too)")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::ApiKeyManage);
     type Path = NoParams;
     type Query = PageQuery;
     type Body = NoBody;
@@ -79,25 +56,24 @@ impl Operation for ListApiKeys {
 }
 
 /// `POST /apikeys`.
-pub struct CreateApiKeyOp;
+pub struct CreateApiKey;
 
-impl Operation for CreateApiKeyOp {
-    const META: OpMeta = meta(
-        "create_api_key",
-        Method::Post,
-        "/apikeys",
-        "Create an API key; the `lbk_` secret is shown once",
-        &[ErrorCode::InvalidApiKey],
-    );
+impl Operation for CreateApiKey {
+    const META: OpMeta = OpMeta::post("create_api_key", "/apikeys")
+        .tag("apikeys")
+        .summary("Create an API key; the `lbk_` secret is shown once")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::ApiKeyManage)
+        .errors(&[ErrorCode::InvalidApiKey]);
     type Path = NoParams;
     type Query = NoParams;
-    type Body = CreateApiKey;
+    type Body = CreateApiKeyBody;
     type Output = CreatedApiKey;
 
     async fn run(
         state: &AppState,
         ctx: &RequestCtx,
-        input: Input<NoParams, NoParams, CreateApiKey>,
+        input: Input<NoParams, NoParams, CreateApiKeyBody>,
     ) -> ApiResult<CreatedApiKey> {
         let ws = ctx.workspace()?;
         let body = input.body;
@@ -167,13 +143,11 @@ impl Operation for CreateApiKeyOp {
 pub struct GetApiKey;
 
 impl Operation for GetApiKey {
-    const META: OpMeta = meta(
-        "get_api_key",
-        Method::Get,
-        "/apikeys/{key_id}",
-        "One API key",
-        &[],
-    );
+    const META: OpMeta = OpMeta::get("get_api_key", "/apikeys/{key_id}")
+        .tag("apikeys")
+        .summary("One API key")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::ApiKeyManage);
     type Path = KeyPath;
     type Query = NoParams;
     type Body = NoBody;
@@ -190,25 +164,24 @@ impl Operation for GetApiKey {
 }
 
 /// `PUT /apikeys/{key_id}`.
-pub struct UpdateApiKeyOp;
+pub struct UpdateApiKey;
 
-impl Operation for UpdateApiKeyOp {
-    const META: OpMeta = meta(
-        "update_api_key",
-        Method::Put,
-        "/apikeys/{key_id}",
-        "Rename or re-describe an API key (scopes and expiry are immutable)",
-        &[ErrorCode::InvalidApiKey],
-    );
+impl Operation for UpdateApiKey {
+    const META: OpMeta = OpMeta::put("update_api_key", "/apikeys/{key_id}")
+        .tag("apikeys")
+        .summary("Rename or re-describe an API key (scopes and expiry are immutable)")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::ApiKeyManage)
+        .errors(&[ErrorCode::InvalidApiKey]);
     type Path = KeyPath;
     type Query = NoParams;
-    type Body = UpdateApiKey;
+    type Body = UpdateApiKeyBody;
     type Output = Null;
 
     async fn run(
         state: &AppState,
         ctx: &RequestCtx,
-        input: Input<KeyPath, NoParams, UpdateApiKey>,
+        input: Input<KeyPath, NoParams, UpdateApiKeyBody>,
     ) -> ApiResult<Null> {
         let name = match input.body.name {
             Some(n) if n.trim().is_empty() => {
@@ -233,13 +206,11 @@ impl Operation for UpdateApiKeyOp {
 pub struct DeleteApiKey;
 
 impl Operation for DeleteApiKey {
-    const META: OpMeta = meta(
-        "delete_api_key",
-        Method::Delete,
-        "/apikeys/{key_id}",
-        "Revoke an API key (it stays listed as revoked)",
-        &[],
-    );
+    const META: OpMeta = OpMeta::delete("delete_api_key", "/apikeys/{key_id}")
+        .tag("apikeys")
+        .summary("Revoke an API key (it stays listed as revoked)")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::ApiKeyManage);
     type Path = KeyPath;
     type Query = NoParams;
     type Body = NoBody;
@@ -251,7 +222,7 @@ impl Operation for DeleteApiKey {
         input: Input<KeyPath, NoParams, NoBody>,
     ) -> ApiResult<Null> {
         service::revoke(&state.db, ctx.workspace()?, input.path.key_id).await?;
-        state.identity.invalidate(&state.store).await;
+        state.identity.invalidate().await;
         Ok(Null)
     }
 }

@@ -1,64 +1,17 @@
 //! API key storage. Every query over a Workspace's keys takes its `WorkspaceCtx`.
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait,
-    QueryFilter, QueryOrder,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter,
+    QueryOrder,
 };
 use uuid::Uuid;
 
+pub use crate::access::lookup::scopes_of;
+use crate::access::secrets;
 use crate::access::{Permission, PermissionSet, WorkspaceCtx};
 use crate::entities::api_key;
 use crate::error::{ApiError, ApiResult};
-use crate::identity::secrets;
-
-/// The stored scopes as a permission set (`"*"`, a legacy grant, means all).
-pub fn scopes_of(row: &api_key::Model) -> PermissionSet {
-    let names = row.scopes.as_array().cloned().unwrap_or_default();
-    if names.iter().any(|n| n == "*") {
-        return PermissionSet::all();
-    }
-    names
-        .iter()
-        .filter_map(|n| n.as_str().and_then(Permission::parse))
-        .collect()
-}
-
-/// An active key by the hash of its secret (authentication; no Workspace context yet).
-pub async fn find_active_by_hash(
-    db: &impl ConnectionTrait,
-    hash: &str,
-) -> ApiResult<Option<api_key::Model>> {
-    Ok(api_key::Entity::find()
-        .filter(api_key::Column::KeyHash.eq(hash))
-        .filter(api_key::Column::Status.eq("active"))
-        .one(db)
-        .await?)
-}
-
-/// Records a use unless one was recorded within `interval` (by any replica).
-pub async fn touch_last_used(
-    db: &impl ConnectionTrait,
-    key_id: i32,
-    interval: Duration,
-) -> ApiResult<()> {
-    let now = crate::db::now();
-    let cutoff = now - chrono::Duration::from_std(interval).map_err(ApiError::internal)?;
-    api_key::Entity::update_many()
-        .col_expr(api_key::Column::LastUsedAt, Expr::value(now))
-        .filter(api_key::Column::Id.eq(key_id))
-        .filter(
-            Condition::any()
-                .add(api_key::Column::LastUsedAt.is_null())
-                .add(api_key::Column::LastUsedAt.lt(cutoff)),
-        )
-        .exec(db)
-        .await?;
-    Ok(())
-}
 
 pub async fn list(db: &impl ConnectionTrait, ws: &WorkspaceCtx) -> ApiResult<Vec<api_key::Model>> {
     Ok(api_key::Entity::find()

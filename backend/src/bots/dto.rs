@@ -9,7 +9,7 @@ use validator::Validate;
 use super::adapters::Adapter;
 use super::engine::Step;
 use super::routes::{Route, RouteInput, TargetType};
-use crate::catalog::PageInfo;
+use crate::catalog::{Name, PageInfo};
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Bot {
@@ -58,9 +58,10 @@ pub struct BotEnvelope {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct CreateBot {
-    #[validate(length(min = 1, max = 255))]
-    pub name: String,
+#[schema(as = CreateBot)]
+pub struct CreateBotBody {
+    #[schema(value_type = String)]
+    pub name: Name,
     #[validate(length(max = 255))]
     pub description: Option<String>,
     #[validate(length(min = 1, max = 255))]
@@ -75,9 +76,10 @@ pub struct CreateBot {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct UpdateBot {
-    #[validate(length(min = 1, max = 255))]
-    pub name: Option<String>,
+#[schema(as = UpdateBot)]
+pub struct UpdateBotBody {
+    #[schema(value_type = Option<String>)]
+    pub name: Option<Name>,
     #[validate(length(max = 255))]
     pub description: Option<String>,
     #[validate(length(min = 1, max = 255))]

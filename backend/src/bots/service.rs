@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::adapters::{self, Adapter};
-use super::dto::{Bot, CreateBot, UpdateBot};
+use super::dto::{Bot, CreateBotBody, UpdateBotBody};
 use super::routes::{self, Route, RouteInput, TargetType};
 use crate::access::{Permission, WorkspaceCtx};
 use crate::entities::bot;
@@ -42,12 +42,12 @@ pub fn stored_routes(row: &bot::Model) -> Vec<Route> {
 pub fn to_dto(row: bot::Model, ws: &WorkspaceCtx, public_url: &str) -> Bot {
     let config = match adapters::find(&row.adapter) {
         Some(a) => forms::mask_secrets(&a.spec.config, &row.adapter_config),
-        None => crate::providers::secrets::mask_value(&row.adapter_config),
+        None => crate::forms::secrets::mask_value(&row.adapter_config),
     };
     let config = if ws.permissions.contains(Permission::ResourceManage) {
         config
     } else {
-        crate::providers::secrets::mask_value(&config)
+        crate::forms::secrets::mask_value(&config)
     };
     let event_bindings = stored_routes(&row);
     Bot {
@@ -126,14 +126,9 @@ fn routes_json(routes: &[Route]) -> ApiResult<Value> {
 pub async fn create(
     db: &impl ConnectionTrait,
     ws: &WorkspaceCtx,
-    input: CreateBot,
+    input: CreateBotBody,
 ) -> ApiResult<bot::Model> {
-    let name = input.name.trim();
-    if name.is_empty() {
-        return Err(
-            ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-        );
-    }
+    let name = input.name.as_str();
     let adapter = adapter(input.adapter.trim())?;
     let config = check_config(&adapter, &input.adapter_config, None)?;
     let mut routes = check_routes(db, ws, input.event_bindings.unwrap_or_default()).await?;
@@ -161,17 +156,12 @@ pub async fn update(
     db: &impl ConnectionTrait,
     ws: &WorkspaceCtx,
     uuid: &Uuid,
-    input: UpdateBot,
+    input: UpdateBotBody,
 ) -> ApiResult<bot::Model> {
     let stored = get(db, ws, uuid).await?;
     let mut row: bot::ActiveModel = stored.clone().into();
     if let Some(name) = input.name {
-        let name = name.trim().to_string();
-        if name.is_empty() {
-            return Err(
-                ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-            );
-        }
+        let name = name.into_inner();
         row.name = Set(name);
     }
     if let Some(d) = input.description {

@@ -4,6 +4,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use validator::{Validate, ValidationErrors, ValidationErrorsKind};
 
+use super::strict::Strict;
+
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
 /// The typed input of an operation.
@@ -52,7 +54,7 @@ pub fn body_from_value<B: DeserializeOwned + Validate>(mut value: Value) -> ApiR
         );
     }
     let body = loop {
-        match serde_path_to_error::deserialize::<_, B>(value.clone()) {
+        match serde_path_to_error::deserialize::<_, B>(Strict(value.clone())) {
             Ok(body) => break body,
             Err(e) => {
                 let field = e.path().to_string();
@@ -74,7 +76,7 @@ pub fn body_from_value<B: DeserializeOwned + Validate>(mut value: Value) -> ApiR
 
 /// Deserializes a JSON value, naming the failing field path (prefixed by `prefix`).
 pub fn from_value<T: DeserializeOwned>(value: Value, prefix: &str) -> ApiResult<T> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
+    serde_path_to_error::deserialize(Strict(value)).map_err(|e| {
         let mut path = e.path().to_string();
         let message = e.into_inner().to_string();
         // A missing field is reported at its parent: name the field itself.
@@ -97,18 +99,43 @@ pub fn from_value<T: DeserializeOwned>(value: Value, prefix: &str) -> ApiResult<
     })
 }
 
+/// How an operation's query parameters are read: from a URL query string (HTTP) or a JSON
+/// object (MCP). Every `Deserialize + Validate` type reads both the usual way; a type with
+/// its own grammar implements this instead.
+pub trait QueryInput: Sized + Send + 'static {
+    fn from_query(query: &str) -> ApiResult<Self>;
+    fn from_json(value: Value) -> ApiResult<Self>;
+}
+
+impl<T: DeserializeOwned + Validate + Send + 'static> QueryInput for T {
+    fn from_query(query: &str) -> ApiResult<Self> {
+        parse_query(query)
+    }
+
+    fn from_json(value: Value) -> ApiResult<Self> {
+        let q = from_value::<T>(value, "")?;
+        validate(&q)?;
+        Ok(q)
+    }
+}
+
 const EMPTY_MEANS_ANY: &[&str] = &["type"];
 
-/// Parses a URL query string.
-pub fn parse_query<Q: DeserializeOwned + Validate>(query: &str) -> ApiResult<Q> {
-    // An empty value (`?limit=`) is a mistake, not an absent parameter, except where
-    // LangBot's clients send one to mean "any" (`?type=` on catalogs).
+/// Refuses empty values (`?limit=`): a mistake, not an absent parameter, except where
+/// LangBot's clients send one to mean "any" (`?type=` on catalogs).
+pub fn refuse_empty_values(query: &str) -> ApiResult<()> {
     if let Some((key, _)) = url::form_urlencoded::parse(query.as_bytes())
         .find(|(k, v)| v.is_empty() && !EMPTY_MEANS_ANY.contains(&k.as_ref()))
     {
         return Err(ApiError::invalid(format!("Query parameter {key} is empty"))
             .field(&*key, "must not be empty"));
     }
+    Ok(())
+}
+
+/// Parses a URL query string.
+pub fn parse_query<Q: DeserializeOwned + Validate>(query: &str) -> ApiResult<Q> {
+    refuse_empty_values(query)?;
     // serde_html_form reads repeated keys (`?botId=a&botId=b`) into lists.
     let parsed: Q = serde_html_form::from_str(query)
         .map_err(|e| ApiError::invalid(format!("Invalid query parameters: {e}")))?;

@@ -1,4 +1,4 @@
-//! The OpenAPI document, generated from the catalog (plus the few non-catalog endpoints).
+//! The OpenAPI document, generated from a catalog (plus the health and spec endpoints).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,10 +15,12 @@ use utoipa::openapi::{
     ComponentsBuilder, ContentBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths, Ref, RefOr,
     Required, ResponseBuilder, ResponsesBuilder, Schema,
 };
-use utoipa::{IntoParams, PartialSchema, ToSchema};
+use utoipa::{IntoParams, ToSchema};
 
-use super::dispatch::has_body;
-use super::{operations, Access, Method, OpMeta, Operation};
+use super::output::Output;
+use super::registry::has_body;
+use super::{Catalog, Method, OpMeta, Operation};
+use crate::access::Access;
 use crate::error::{ErrorBody, ErrorCode, FieldError};
 
 /// Component schemas collected while building operations.
@@ -77,24 +79,6 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
     let mut params = O::Path::into_params(|| Some(ParameterIn::Path));
     params.extend(O::Query::into_params(|| Some(ParameterIn::Query)));
 
-    let data: RefOr<Schema> = if O::Output::name() == "Null" {
-        O::Output::schema()
-    } else {
-        schemas.reference::<O::Output>()
-    };
-    let envelope = ObjectBuilder::new()
-        .property(
-            "code",
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .enum_values(Some([0])),
-        )
-        .property("msg", ObjectBuilder::new().schema_type(Type::String))
-        .property("data", data)
-        .required("code")
-        .required("msg")
-        .required("data");
-
     let codes = error_codes(meta, has_body::<O>());
     let mut by_status: BTreeMap<u16, Vec<&str>> = BTreeMap::new();
     for code in ErrorCode::ALL {
@@ -106,13 +90,8 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
         }
     }
     let error_ref = schemas.reference::<ErrorBody>();
-    let mut responses = ResponsesBuilder::new().response(
-        "200",
-        ResponseBuilder::new().description("Success").content(
-            "application/json",
-            ContentBuilder::new().schema(Some(envelope)).build(),
-        ),
-    );
+    let (status, success) = <O::Output as Output>::document(schemas);
+    let mut responses = ResponsesBuilder::new().response(status.to_string(), success);
     for (status, names) in &by_status {
         responses = responses.response(
             status.to_string(),
@@ -183,39 +162,6 @@ fn extensions(meta: &OpMeta, codes: &BTreeSet<&str>) -> utoipa::openapi::extensi
     extensions.build()
 }
 
-/// A streamed endpoint outside the catalog (CSV export, SSE), documented from the `OpMeta`
-/// that authorizes it.
-pub fn streamed(
-    meta: &OpMeta,
-    params: Vec<utoipa::openapi::path::Parameter>,
-    content_type: &str,
-    success: &str,
-) -> utoipa::openapi::path::Operation {
-    let codes = error_codes(meta, false);
-    let mut op = OperationBuilder::new()
-        .operation_id(Some(meta.id))
-        .summary(Some(meta.summary))
-        .tag(meta.tag)
-        .parameters(Some(params))
-        .responses(
-            ResponsesBuilder::new().response(
-                "200",
-                ResponseBuilder::new().description(success).content(
-                    content_type,
-                    ContentBuilder::new()
-                        .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
-                        .build(),
-                ),
-            ),
-        )
-        .securities(Some(security(meta.access)))
-        .extensions(Some(extensions(meta, &codes)));
-    if !meta.description.is_empty() {
-        op = op.description(Some(meta.description));
-    }
-    op.build()
-}
-
 /// A plain operation for the endpoints outside the catalog (health, spec, docs).
 fn plain(
     id: &str,
@@ -243,14 +189,14 @@ fn plain(
 }
 
 /// Builds the whole document. It depends on nothing but the code, so it is reproducible.
-pub fn document() -> OpenApi {
+pub fn document(catalog: &Catalog) -> OpenApi {
     let mut schemas = SchemaSet::default();
     schemas.reference::<ErrorBody>();
     schemas.reference::<ErrorCode>();
     schemas.reference::<FieldError>();
     let mut paths = Paths::new();
     let mut tags = BTreeSet::new();
-    for op in operations() {
+    for op in catalog.operations() {
         let meta = op.meta();
         tags.insert(meta.tag);
         paths.add_path_operation(
@@ -258,12 +204,6 @@ pub fn document() -> OpenApi {
             vec![http_method(meta.method)],
             op.openapi(&mut schemas),
         );
-    }
-    for (path, op) in [
-        crate::monitoring::export::openapi(),
-        crate::monitoring::inflight::openapi(),
-    ] {
-        paths.add_path_operation(path, vec![HttpMethod::Get], op);
     }
     paths.add_path_operation(
         "/healthz",
@@ -345,28 +285,15 @@ pub fn document() -> OpenApi {
 }
 
 /// The document as pretty JSON with a trailing newline (the committed form).
-pub fn document_json() -> String {
-    let mut s = serde_json::to_string_pretty(&document_value()).unwrap_or_default();
+pub fn document_json(catalog: &Catalog) -> String {
+    let mut s = serde_json::to_string_pretty(&document_value(catalog)).unwrap_or_default();
     s.push('\n');
     s
 }
 
-/// `GET /api/v1/openapi.json`: the document serialized once per process, on first request,
-/// and shared by every worker (each would otherwise keep its own copy of the whole tree).
-pub async fn serve() -> actix_web::HttpResponse {
-    static SERVED: std::sync::LazyLock<actix_web::web::Bytes> = std::sync::LazyLock::new(|| {
-        serde_json::to_vec(&document_value())
-            .unwrap_or_default()
-            .into()
-    });
-    actix_web::HttpResponse::Ok()
-        .content_type(actix_web::http::header::ContentType::json())
-        .body(SERVED.clone())
-}
-
-fn document_value() -> serde_json::Value {
-    let mut value =
-        serde_json::to_value(document()).unwrap_or_else(|e| json!({ "error": e.to_string() }));
+pub(super) fn document_value(catalog: &Catalog) -> serde_json::Value {
+    let mut value = serde_json::to_value(document(catalog))
+        .unwrap_or_else(|e| json!({ "error": e.to_string() }));
     order_extensions(&mut value);
     value
 }
@@ -389,16 +316,5 @@ fn order_extensions(value: &mut serde_json::Value) {
         }
         serde_json::Value::Array(items) => items.iter_mut().for_each(order_extensions),
         _ => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_document_is_reproducible() {
-        let first = super::document_json();
-        for _ in 0..5 {
-            assert_eq!(super::document_json(), first);
-        }
     }
 }

@@ -6,9 +6,8 @@ use sea_orm::entity::prelude::*;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub workspace_uuid: String,
-    /// `execution`, `message` or `llm_call`.
     #[sea_orm(primary_key, auto_increment = false)]
-    pub kind: String,
+    pub kind: RollupKind,
     /// Hours since the Unix epoch.
     #[sea_orm(primary_key, auto_increment = false)]
     pub hour: i64,
@@ -33,3 +32,15 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+/// The kind of record a rollup row counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum RollupKind {
+    #[sea_orm(string_value = "execution")]
+    Execution,
+    #[sea_orm(string_value = "message")]
+    Message,
+    #[sea_orm(string_value = "llm_call")]
+    LlmCall,
+}

@@ -2,6 +2,7 @@
 //! It maps to HTTP once (here); MCP maps the same value to a tool error.
 
 mod code;
+pub mod request_local;
 
 use std::borrow::Cow;
 
@@ -11,8 +12,6 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 pub use code::ErrorCode;
-
-use crate::http::request_local;
 
 /// A field-level validation problem.
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -1,8 +1,8 @@
 //! HTTP plumbing shared by all endpoints: request ids, fallbacks, health, client address.
 
+mod body;
 pub mod health;
 mod request_id;
-pub mod request_local;
 pub mod web_ui;
 
 use std::net::IpAddr;
@@ -12,6 +12,7 @@ use ipnet::IpNet;
 
 use crate::error::{ApiError, ErrorCode};
 
+pub use body::read_body;
 pub use request_id::{middleware as request_id_middleware, RequestId};
 
 /// JSON 404 for any unknown path.

@@ -10,7 +10,7 @@ use actix_web::middleware::Next;
 use actix_web::{HttpMessage, HttpRequest};
 use tracing::Instrument;
 
-use super::request_local;
+use crate::error::request_local;
 
 pub const HEADER: &str = "x-request-id";
 

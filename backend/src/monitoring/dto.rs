@@ -4,6 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use crate::entities::execution::{ExecutionMode, ExecutionStatus};
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session,
 };
@@ -58,11 +59,11 @@ impl ExecutionRow {
         Self {
             id: e.id,
             source: e.source,
-            has_error: e.status == "failed",
-            status_group: e.status.clone(),
-            debug: e.mode == "debug",
-            status: e.status,
-            mode: e.mode,
+            has_error: e.status == ExecutionStatus::Failed,
+            status_group: e.status.as_str().into(),
+            debug: e.mode == ExecutionMode::Debug,
+            status: e.status.as_str().into(),
+            mode: e.mode.as_str().into(),
             status_reason: e.error,
             target_kind: "pipeline".into(),
             target_id: e.pipeline_id.clone(),

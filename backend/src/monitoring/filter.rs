@@ -14,29 +14,7 @@ pub const MAX_WINDOW_DAYS: i64 = 365;
 pub const MAX_LIMIT: u64 = 1000;
 
 /// Execution status groups.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Queued,
-    Running,
-    Completed,
-    Failed,
-    Cancelled,
-    Ignored,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Running => "running",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-            Self::Ignored => "ignored",
-        }
-    }
-}
+pub use crate::entities::execution::ExecutionStatus as Status;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -278,20 +256,17 @@ pub fn condition<C: ColumnTrait + Copy>(
         }
     }
     if let (Some(exec), false) = (cols.execution, f.statuses.is_empty()) {
-        let statuses: Vec<&str> = f.statuses.iter().map(|s| s.as_str()).collect();
-        cond = cond.add(exec.in_subquery(owning_executions(workspace, &statuses)));
+        cond = cond.add(exec.in_subquery(owning_executions(workspace, &f.statuses)));
     }
     cond
 }
 
-fn owning_executions(workspace: &str, statuses: &[&str]) -> sea_orm::sea_query::SelectStatement {
+fn owning_executions(workspace: &str, statuses: &[Status]) -> sea_orm::sea_query::SelectStatement {
     use crate::entities::execution;
     sea_orm::sea_query::Query::select()
         .column(execution::Column::Id)
         .from(execution::Entity)
         .and_where(Expr::col(execution::Column::WorkspaceUuid).eq(workspace))
-        .and_where(
-            Expr::col(execution::Column::Status).is_in(statuses.iter().map(|s| s.to_string())),
-        )
+        .and_where(Expr::col(execution::Column::Status).is_in(statuses.iter().map(|s| s.as_str())))
         .to_owned()
 }

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
@@ -22,10 +21,9 @@ use uuid::Uuid;
 
 use super::dto::ExecutionRow;
 use crate::access::{Permission, RequestCtx, WorkspaceCtx};
-use crate::catalog::{Access, Input, McpTool, Method, NoBody, NoParams, OpMeta, Operation};
-use crate::entities::execution;
+use crate::catalog::{EventStream, Input, McpTool, NoBody, NoParams, OpMeta, Operation};
+use crate::entities::execution::{self, ExecutionStatus};
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::http::{client_ip, RequestId};
 use crate::state::AppState;
 
 const SNAPSHOT_ROWS: u64 = 100;
@@ -57,7 +55,7 @@ pub async fn snapshot(db: &impl ConnectionTrait, ws: &WorkspaceCtx) -> ApiResult
     let now = crate::db::now();
     let active = Condition::all()
         .add(execution::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
-        .add(execution::Column::Status.is_in(["queued", "running"]))
+        .add(execution::Column::Status.is_in([ExecutionStatus::Queued, ExecutionStatus::Running]))
         .add(execution::Column::LeaseExpiresAt.gt(now));
     let active_total = execution::Entity::find()
         .filter(active.clone())
@@ -90,10 +88,7 @@ pub async fn snapshot(db: &impl ConnectionTrait, ws: &WorkspaceCtx) -> ApiResult
     // lists is listed as active, so the count covers at least what is listed.
     let listed_active = rows
         .iter()
-        .filter(|e| {
-            matches!(e.status.as_str(), "queued" | "running")
-                && e.lease_expires_at.is_some_and(|l| l > now)
-        })
+        .filter(|e| e.status.is_active() && e.lease_expires_at.is_some_and(|l| l > now))
         .count() as u64;
     let active_total = active_total.max(listed_active);
     Ok(Snapshot {
@@ -106,21 +101,15 @@ pub async fn snapshot(db: &impl ConnectionTrait, ws: &WorkspaceCtx) -> ApiResult
     })
 }
 
-pub struct GetInflight;
+pub struct GetInflightExecutions;
 
-impl Operation for GetInflight {
-    const META: OpMeta = OpMeta {
-        id: "get_inflight_executions",
-        method: Method::Get,
-        path: "/monitoring/in-flight",
-        summary: "Running executions and those started in the last 30 s, with their latest stage",
-        description: "`progress_event` is the latest reported stage, never a percentage.",
-        tag: "monitoring",
-        access: Access::Workspace,
-        permission: Some(Permission::ResourceView),
-        errors: &[],
-        mcp: Some(McpTool::FLAT),
-    };
+impl Operation for GetInflightExecutions {
+    const META: OpMeta = OpMeta::get("get_inflight_executions", "/monitoring/in-flight")
+        .tag("monitoring")
+        .summary("Running executions and those started in the last 30 s, with their latest stage")
+        .description("`progress_event` is the latest reported stage, never a percentage.")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -282,86 +271,58 @@ fn channel_name(ws: &WorkspaceCtx) -> String {
     channel(&ws.uuid.to_string())
 }
 
-/// The access rule of the stream (like a catalog operation).
-const STREAM_ACCESS: OpMeta = OpMeta {
-    id: "stream_inflight_executions",
-    method: Method::Get,
-    path: "/monitoring/in-flight/stream",
-    summary: "The in-flight snapshot as a Server-Sent Events stream",
-    description: "`data:` frames: `{\"kind\":\"snapshot\",\"data\":…}` when the snapshot changes (the \
-                  first at once), `{\"kind\":\"heartbeat\"}` after 10 s of silence. The server \
-                  closes the stream after 60 s; reconnect. 429 `rate_limited` beyond the viewer caps.",
-    tag: "monitoring",
-    access: Access::Workspace,
-    permission: Some(Permission::ResourceView),
-    errors: &[ErrorCode::RateLimited],
-    mcp: None,
-};
+pub struct StreamInflightExecutions;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/api/v1/monitoring/in-flight/stream", web::get().to(stream));
-}
+impl Operation for StreamInflightExecutions {
+    const META: OpMeta = OpMeta::get("stream_inflight_executions", "/monitoring/in-flight/stream")
+        .tag("monitoring")
+        .summary("The in-flight snapshot as a Server-Sent Events stream")
+        .description(
+            "`data:` frames: `{\"kind\":\"snapshot\",\"data\":…}` when the snapshot changes (the \
+         first at once), `{\"kind\":\"heartbeat\"}` after 10 s of silence. The server \
+         closes the stream after 60 s; reconnect. 429 `rate_limited` beyond the viewer caps.",
+        )
+        .permission(Permission::ResourceView)
+        .errors(&[ErrorCode::RateLimited]);
+    type Path = NoParams;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = EventStream;
 
-async fn stream(req: HttpRequest, state: web::Data<AppState>) -> ApiResult<HttpResponse> {
-    let base = RequestCtx::anonymous(RequestId::of(&req), client_ip(&req, &state.trusted_proxies));
-    let ctx = crate::catalog::authorize(
-        &state,
-        &STREAM_ACCESS,
-        &crate::catalog::http::credentials(&req),
-        base,
-    )
-    .await?;
-    let ws = ctx.workspace()?.clone();
-    let (viewer, rx, latest) = state.inflight.join(&state, &ws)?;
-    let heartbeat = state.settings.monitoring.stream_heartbeat;
-    let deadline = tokio::time::Instant::now() + state.settings.monitoring.stream_lifetime;
-    let body = futures_util::stream::unfold(
-        (viewer, rx, latest, deadline),
-        move |(viewer, mut rx, first, deadline)| async move {
-            if let Some(frame) = first {
-                return Some((
-                    Ok::<_, actix_web::Error>(web::Bytes::from(format!("data: {frame}\n\n"))),
-                    (viewer, rx, None, deadline),
-                ));
-            }
-            let now = tokio::time::Instant::now();
-            if now >= deadline {
-                return None;
-            }
-            let wait = heartbeat.min(deadline - now);
-            let frame = match tokio::time::timeout(wait, rx.recv()).await {
-                Ok(Ok(frame)) => frame.to_string(),
-                Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
-                    return Some((Ok(web::Bytes::new()), (viewer, rx, None, deadline)))
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        _: Input<NoParams, NoParams, NoBody>,
+    ) -> ApiResult<EventStream> {
+        let ws = ctx.workspace()?;
+        let (viewer, rx, latest) = state.parts.get::<InflightHub>().join(state, ws)?;
+        let heartbeat = state.settings.monitoring.stream_heartbeat;
+        let deadline = tokio::time::Instant::now() + state.settings.monitoring.stream_lifetime;
+        let frames = futures_util::stream::unfold(
+            (viewer, rx, latest),
+            move |(viewer, mut rx, first)| async move {
+                if let Some(frame) = first {
+                    return Some((frame.to_string(), (viewer, rx, None)));
                 }
-                Ok(Err(broadcast::error::RecvError::Closed)) => return None,
-                Err(_) if tokio::time::Instant::now() >= deadline => return None,
-                Err(_) => json!({ "kind": "heartbeat" }).to_string(),
-            };
-            Some((
-                Ok(web::Bytes::from(format!("data: {frame}\n\n"))),
-                (viewer, rx, None, deadline),
-            ))
-        },
-    );
-    Ok(HttpResponse::Ok()
-        .content_type("text/event-stream")
-        .insert_header(("cache-control", "no-cache, no-store"))
-        .insert_header(("x-accel-buffering", "no"))
-        // Compression would hold frames back.
-        .insert_header(("content-encoding", "identity"))
-        .streaming(body))
-}
-
-/// The stream's entry in the OpenAPI document.
-pub fn openapi() -> (String, utoipa::openapi::path::Operation) {
-    (
-        format!("/api/v1{}", STREAM_ACCESS.path),
-        crate::catalog::openapi::streamed(
-            &STREAM_ACCESS,
-            Vec::new(),
-            "text/event-stream",
-            "SSE frames",
-        ),
-    )
+                loop {
+                    let now = tokio::time::Instant::now();
+                    if now >= deadline {
+                        return None;
+                    }
+                    let frame = match tokio::time::timeout(heartbeat.min(deadline - now), rx.recv())
+                        .await
+                    {
+                        Ok(Ok(frame)) => frame.to_string(),
+                        // A slow viewer missed frames; the next one is complete anyway.
+                        Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
+                        Ok(Err(broadcast::error::RecvError::Closed)) => return None,
+                        Err(_) if tokio::time::Instant::now() >= deadline => return None,
+                        Err(_) => json!({ "kind": "heartbeat" }).to_string(),
+                    };
+                    return Some((frame, (viewer, rx, None)));
+                }
+            },
+        );
+        Ok(EventStream::new(frames))
+    }
 }

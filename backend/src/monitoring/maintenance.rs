@@ -6,6 +6,9 @@ use std::time::Duration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 
+use tokio_util::sync::CancellationToken;
+
+use crate::entities::execution::ExecutionStatus;
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
 };
@@ -15,16 +18,17 @@ use crate::state::AppState;
 const BATCH: u64 = 500;
 const INTERVAL: Duration = Duration::from_secs(20);
 
-/// Runs the upkeep every 20 s for the life of the process.
-pub fn spawn(state: AppState) {
-    tokio::spawn(async move {
-        loop {
-            tokio::time::sleep(INTERVAL).await;
-            if let Err(e) = run_once(&state).await {
-                tracing::warn!(error = %e, "monitoring upkeep failed; retrying later");
-            }
+/// The worker: the upkeep every 20 s, until `stop` is cancelled.
+pub async fn run(state: AppState, stop: CancellationToken) {
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(INTERVAL) => {}
         }
-    });
+        if let Err(e) = run_once(&state).await {
+            tracing::warn!(error = %e, "monitoring upkeep failed; retrying later");
+        }
+    }
 }
 
 /// One pass: `(executions reaped, records deleted)`.
@@ -38,7 +42,10 @@ pub async fn run_once(state: &AppState) -> ApiResult<(u64, u64)> {
 pub async fn reap(db: &impl ConnectionTrait) -> ApiResult<u64> {
     let now = crate::db::now();
     let result = execution::Entity::update_many()
-        .col_expr(execution::Column::Status, Expr::value("failed"))
+        .col_expr(
+            execution::Column::Status,
+            Expr::value(ExecutionStatus::Failed.as_str()),
+        )
         .col_expr(
             execution::Column::Error,
             Expr::value("Execution interrupted: its replica stopped renewing the lease"),
@@ -48,7 +55,9 @@ pub async fn reap(db: &impl ConnectionTrait) -> ApiResult<u64> {
             execution::Column::LeaseExpiresAt,
             Expr::value(Option::<chrono::DateTime<chrono::Utc>>::None),
         )
-        .filter(execution::Column::Status.is_in(["queued", "running"]))
+        .filter(
+            execution::Column::Status.is_in([ExecutionStatus::Queued, ExecutionStatus::Running]),
+        )
         .filter(execution::Column::LeaseExpiresAt.lt(now))
         .exec(db)
         .await?;

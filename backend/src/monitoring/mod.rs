@@ -6,6 +6,7 @@ pub mod dto;
 pub mod export;
 pub mod filter;
 pub mod inflight;
+pub mod keyset;
 pub mod maintenance;
 pub mod ops;
 pub mod rollup;

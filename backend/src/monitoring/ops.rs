@@ -9,41 +9,17 @@ use super::dto::*;
 use super::filter::{Bucket, MonitoringFilter};
 use super::service::{self, RecordKind};
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{Access, Input, McpTool, Method, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, McpTool, NoBody, NoParams, OpMeta, Operation};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
-const fn meta(
-    id: &'static str,
-    method: Method,
-    path: &'static str,
-    summary: &'static str,
-    mcp: Option<McpTool>,
-) -> OpMeta {
-    OpMeta {
-        id,
-        method,
-        path,
-        summary,
-        description: "",
-        tag: "monitoring",
-        access: Access::Workspace,
-        permission: Some(Permission::ResourceView),
-        errors: &[],
-        mcp,
-    }
-}
+pub struct GetMonitoringOverview;
 
-pub struct GetOverview;
-
-impl Operation for GetOverview {
-    const META: OpMeta = meta(
-        "get_monitoring_overview",
-        Method::Get,
-        "/monitoring/overview",
-        "Message, call, session and execution counts",
-        None,
-    );
+impl Operation for GetMonitoringOverview {
+    const META: OpMeta = OpMeta::get("get_monitoring_overview", "/monitoring/overview")
+        .tag("monitoring")
+        .summary("Message, call, session and execution counts")
+        .permission(Permission::ResourceView);
     type Path = NoParams;
     type Query = MonitoringFilter;
     type Body = NoBody;
@@ -58,15 +34,14 @@ impl Operation for GetOverview {
     }
 }
 
-pub struct GetExecutions;
+pub struct GetMonitoringExecutions;
 
-impl Operation for GetExecutions {
-    const META: OpMeta = meta(
-        "get_monitoring_executions",
-        Method::Get,
-        "/monitoring/executions",
-        "Executions, newest first, with a status summary and token totals",
-        Some(McpTool {
+impl Operation for GetMonitoringExecutions {
+    const META: OpMeta = OpMeta::get("get_monitoring_executions", "/monitoring/executions")
+        .tag("monitoring")
+        .summary("Executions, newest first, with a status summary and token totals")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool {
             body_arg: None,
             renames: &[],
             query_args: &[
@@ -77,8 +52,7 @@ impl Operation for GetExecutions {
                 "statuses",
                 "mode",
             ],
-        }),
-    );
+        });
     type Path = NoParams;
     type Query = MonitoringFilter;
     type Body = NoBody;
@@ -115,20 +89,18 @@ pub struct DetailQuery {
     pub limit: Option<u64>,
 }
 
-pub struct GetExecutionDetail;
+pub struct GetMonitoringExecutionDetail;
 
-impl Operation for GetExecutionDetail {
-    const META: OpMeta = meta(
-        "get_monitoring_execution_detail",
-        Method::Get,
-        "/monitoring/executions/{source}/{execution_id}",
-        "One execution: inputs, outputs, deliveries, route events, LLM calls, errors, related executions and conversation",
-        Some(McpTool {
+impl Operation for GetMonitoringExecutionDetail {
+    const META: OpMeta = OpMeta::get("get_monitoring_execution_detail", "/monitoring/executions/{source}/{execution_id}")
+        .tag("monitoring")
+        .summary("One execution: inputs, outputs, deliveries, route events, LLM calls, errors, related executions and conversation")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool {
             body_arg: None,
             renames: &[("identifier", "execution_id")],
             query_args: &["section", "offset", "limit"],
-        }),
-    );
+        });
     type Path = ExecutionPath;
     type Query = DetailQuery;
     type Body = NoBody;
@@ -166,13 +138,10 @@ macro_rules! record_list {
         pub struct $Op;
 
         impl Operation for $Op {
-            const META: OpMeta = meta(
-                $id,
-                Method::Get,
-                $path,
-                concat!("Monitoring ", stringify!($key), ", newest first"),
-                None,
-            );
+            const META: OpMeta = OpMeta::get($id, $path)
+                .tag("monitoring")
+                .summary(concat!("Monitoring ", stringify!($key), ", newest first"))
+                .permission(Permission::ResourceView);
             type Path = NoParams;
             type Query = MonitoringFilter;
             type Body = NoBody;
@@ -197,7 +166,7 @@ macro_rules! record_list {
 }
 
 record_list!(
-    ListMessages,
+    ListMonitoringMessages,
     MessageList,
     "list_monitoring_messages",
     "/monitoring/messages",
@@ -206,7 +175,7 @@ record_list!(
     service::messages
 );
 record_list!(
-    ListLlmCalls,
+    ListMonitoringLlmCalls,
     LlmCallList,
     "list_monitoring_llm_calls",
     "/monitoring/llm-calls",
@@ -215,7 +184,7 @@ record_list!(
     service::llm_calls
 );
 record_list!(
-    ListErrors,
+    ListMonitoringErrors,
     ErrorList,
     "list_monitoring_errors",
     "/monitoring/errors",
@@ -224,7 +193,7 @@ record_list!(
     service::errors
 );
 record_list!(
-    ListSessions,
+    ListMonitoringSessions,
     SessionList,
     "list_monitoring_sessions",
     "/monitoring/sessions",
@@ -265,16 +234,14 @@ pub struct RecordPage {
     pub offset: u64,
 }
 
-pub struct QueryRecords;
+pub struct GetMonitoringRecords;
 
-impl Operation for QueryRecords {
-    const META: OpMeta = meta(
-        "get_monitoring_records",
-        Method::Post,
-        "/monitoring/records/{kind}/query",
-        "Records of one kind with filters (the MCP face of the record lists)",
-        Some(McpTool::FLAT),
-    );
+impl Operation for GetMonitoringRecords {
+    const META: OpMeta = OpMeta::post("get_monitoring_records", "/monitoring/records/{kind}/query")
+        .tag("monitoring")
+        .summary("Records of one kind with filters (the MCP face of the record lists)")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT);
     type Path = KindPath;
     type Query = NoParams;
     type Body = RecordsQuery;
@@ -325,16 +292,14 @@ pub struct Details {
     pub data: Value,
 }
 
-pub struct GetDetails;
+pub struct GetMonitoringDetails;
 
-impl Operation for GetDetails {
-    const META: OpMeta = meta(
-        "get_monitoring_details",
-        Method::Get,
-        "/monitoring/details/{kind}/{identifier}",
-        "A message with its execution, calls and errors; or a session's summary and recent messages",
-        Some(McpTool::FLAT),
-    );
+impl Operation for GetMonitoringDetails {
+    const META: OpMeta = OpMeta::get("get_monitoring_details", "/monitoring/details/{kind}/{identifier}")
+        .tag("monitoring")
+        .summary("A message with its execution, calls and errors; or a session's summary and recent messages")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT);
     type Path = DetailsPath;
     type Query = NoParams;
     type Body = NoBody;
@@ -439,16 +404,16 @@ pub struct ModelTokens {
     pub total_tokens: i64,
 }
 
-pub struct GetTokenStatistics;
+pub struct GetMonitoringTokenStatistics;
 
-impl Operation for GetTokenStatistics {
-    const META: OpMeta = meta(
+impl Operation for GetMonitoringTokenStatistics {
+    const META: OpMeta = OpMeta::get(
         "get_monitoring_token_statistics",
-        Method::Get,
         "/monitoring/token-statistics",
-        "Token use, in total and per model",
-        None,
-    );
+    )
+    .tag("monitoring")
+    .summary("Token use, in total and per model")
+    .permission(Permission::ResourceView);
     type Path = NoParams;
     type Query = MonitoringFilter;
     type Body = NoBody;
@@ -479,16 +444,13 @@ pub struct DashboardData {
     pub total_count: Value,
 }
 
-pub struct GetData;
+pub struct GetMonitoringData;
 
-impl Operation for GetData {
-    const META: OpMeta = meta(
-        "get_monitoring_data",
-        Method::Get,
-        "/monitoring/data",
-        "Overview, first pages of every list and their totals in one read",
-        None,
-    );
+impl Operation for GetMonitoringData {
+    const META: OpMeta = OpMeta::get("get_monitoring_data", "/monitoring/data")
+        .tag("monitoring")
+        .summary("Overview, first pages of every list and their totals in one read")
+        .permission(Permission::ResourceView);
     type Path = NoParams;
     type Query = MonitoringFilter;
     type Body = NoBody;
@@ -527,3 +489,6 @@ impl Operation for GetData {
         })
     }
 }
+
+pub use super::export::ExportMonitoring;
+pub use super::inflight::{GetInflightExecutions, StreamInflightExecutions};

@@ -13,9 +13,10 @@ use sea_orm::{
 use super::filter::{Mode, MonitoringFilter, Window};
 use crate::entities::monitoring_rollup as rollup;
 
-pub const EXECUTION: &str = "execution";
-pub const MESSAGE: &str = "message";
-pub const LLM_CALL: &str = "llm_call";
+pub use crate::entities::monitoring_rollup::RollupKind;
+pub const EXECUTION: RollupKind = RollupKind::Execution;
+pub const MESSAGE: RollupKind = RollupKind::Message;
+pub const LLM_CALL: RollupKind = RollupKind::LlmCall;
 
 /// Hours since the Unix epoch.
 pub fn hour_of(t: DateTime<Utc>) -> i64 {
@@ -109,14 +110,14 @@ pub fn split(w: Window) -> Split {
 
 /// Whether the rollups can answer `f` for `kind`: they keep no sessions, and the status they
 /// keep is the record's own (an execution's, not a message's owning execution's).
-pub fn answers(kind: &str, f: &MonitoringFilter) -> bool {
+pub fn answers(kind: RollupKind, f: &MonitoringFilter) -> bool {
     f.session_ids.is_empty() && (kind == EXECUTION || f.statuses.is_empty())
 }
 
 /// The rollup rows of `kind` in whole hours `hours` that match `f`.
 pub fn condition(
     workspace: &str,
-    kind: &str,
+    kind: RollupKind,
     (first, end): (Option<i64>, Option<i64>),
     f: &MonitoringFilter,
 ) -> Condition {

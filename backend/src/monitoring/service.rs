@@ -13,6 +13,7 @@ use super::filter::{condition, Bucket, Columns, MonitoringFilter, Window};
 use super::rollup::{Tally, EXECUTION, LLM_CALL, MESSAGE};
 use super::totals::{bucketed, overall, tally, By};
 use crate::access::WorkspaceCtx;
+use crate::entities::execution::ExecutionStatus;
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
 };
@@ -66,7 +67,7 @@ pub(super) fn llm_cols() -> Columns<llm_call::Column> {
     }
 }
 
-fn error_cols() -> Columns<monitoring_error::Column> {
+pub(super) fn error_cols() -> Columns<monitoring_error::Column> {
     Columns {
         workspace: monitoring_error::Column::WorkspaceUuid,
         time: monitoring_error::Column::Timestamp,
@@ -78,7 +79,7 @@ fn error_cols() -> Columns<monitoring_error::Column> {
     }
 }
 
-fn session_cols() -> Columns<monitoring_session::Column> {
+pub(super) fn session_cols() -> Columns<monitoring_session::Column> {
     Columns {
         workspace: monitoring_session::Column::WorkspaceUuid,
         time: monitoring_session::Column::LastActivity,
@@ -202,13 +203,14 @@ pub async fn executions(
     for (status, t) in &counts {
         let n = t.count();
         summary.total += n;
-        match status.as_str() {
-            "queued" => summary.queued = n,
-            "running" => summary.running = n,
-            "completed" => summary.completed = n,
-            "failed" => summary.failed = n,
-            "cancelled" => summary.cancelled = n,
-            _ => summary.ignored += n,
+        // Rollups keep the status as stored text; anything unknown counts as ignored.
+        match ExecutionStatus::parse(status) {
+            Some(ExecutionStatus::Queued) => summary.queued = n,
+            Some(ExecutionStatus::Running) => summary.running = n,
+            Some(ExecutionStatus::Completed) => summary.completed = n,
+            Some(ExecutionStatus::Failed) => summary.failed = n,
+            Some(ExecutionStatus::Cancelled) => summary.cancelled = n,
+            Some(ExecutionStatus::Ignored) | None => summary.ignored += n,
         }
     }
     let all = overall(&counts);

@@ -10,7 +10,7 @@ use sea_orm::{ConnectionTrait, EntityTrait, IntoSimpleExpr, QueryFilter, QuerySe
 
 use super::filter::condition;
 use super::filter::{Bucket, MonitoringFilter, Window};
-use super::rollup::{self, Tally, EXECUTION, LLM_CALL, MESSAGE};
+use super::rollup::{self, RollupKind, Tally};
 use super::service::{execution_condition, llm_cols, message_cols};
 use crate::access::WorkspaceCtx;
 use crate::entities::{execution, llm_call, monitoring_message, monitoring_rollup};
@@ -92,7 +92,7 @@ type Read<'a> = BoxFuture<'a, Result<Vec<Sums>, sea_orm::DbErr>>;
 fn from_rollups<'a>(
     db: &'a impl ConnectionTrait,
     workspace: &str,
-    kind: &'static str,
+    kind: RollupKind,
     hours: (Option<i64>, Option<i64>),
     f: &MonitoringFilter,
     by: By,
@@ -112,7 +112,7 @@ fn from_rollups<'a>(
 fn from_records<'a>(
     db: &'a impl ConnectionTrait,
     ws: &WorkspaceCtx,
-    kind: &'static str,
+    kind: RollupKind,
     w: Window,
     f: &MonitoringFilter,
     by: By,
@@ -120,12 +120,12 @@ fn from_records<'a>(
     let count = || Expr::cust("COUNT(*)");
     let workspace = ws.uuid.to_string();
     match kind {
-        EXECUTION => {
+        RollupKind::Execution => {
             let key = record_key(db, by, execution::Column::Status, None, "\"started_at\"");
             let select = execution::Entity::find().filter(execution_condition(ws, f, w));
             Box::pin(sums(select, key, count(), true).all(db))
         }
-        MESSAGE => {
+        RollupKind::Message => {
             let key = record_key(
                 db,
                 by,
@@ -160,12 +160,11 @@ fn from_records<'a>(
 pub async fn tally(
     db: &impl ConnectionTrait,
     ws: &WorkspaceCtx,
-    kind: &'static str,
+    kind: RollupKind,
     f: &MonitoringFilter,
     w: Window,
     by: By,
 ) -> ApiResult<BTreeMap<String, Tally>> {
-    debug_assert!([EXECUTION, MESSAGE, LLM_CALL].contains(&kind));
     let split = if rollup::answers(kind, f) {
         rollup::split(w)
     } else {

@@ -6,7 +6,7 @@ use utoipa::{IntoParams, ToSchema};
 use validator::Validate;
 
 use super::config::{PipelineConfig, PipelineConfigInput};
-use crate::catalog::PageInfo;
+use crate::catalog::{Name, PageInfo};
 use crate::entities::pipeline;
 
 /// A plugin bound to a pipeline.
@@ -98,9 +98,10 @@ pub struct PipelineEnvelope {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct CreatePipeline {
-    #[validate(length(min = 1, max = 255))]
-    pub name: String,
+#[schema(as = CreatePipeline)]
+pub struct CreatePipelineBody {
+    #[schema(value_type = String)]
+    pub name: Name,
     #[validate(length(max = 255))]
     pub description: Option<String>,
     #[validate(length(min = 1, max = 16))]
@@ -117,9 +118,10 @@ pub struct CreatePipeline {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct UpdatePipeline {
-    #[validate(length(min = 1, max = 255))]
-    pub name: Option<String>,
+#[schema(as = UpdatePipeline)]
+pub struct UpdatePipelineBody {
+    #[schema(value_type = Option<String>)]
+    pub name: Option<Name>,
     #[validate(length(max = 255))]
     pub description: Option<String>,
     #[validate(length(min = 1, max = 16))]

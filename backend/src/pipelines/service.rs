@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::config::{PipelineConfig, PipelineConfigInput};
 use super::dto::{
-    CreatePipeline, ExtensionsPreferences, RoutingBot, SortBy, SortOrder, UpdatePipeline,
+    CreatePipelineBody, ExtensionsPreferences, RoutingBot, SortBy, SortOrder, UpdatePipelineBody,
 };
 use super::metadata;
 use crate::access::WorkspaceCtx;
@@ -83,6 +83,12 @@ pub async fn normalize(
 
 /// Parses a supplied config; errors name the config path (`trigger.access-control.mode`).
 fn parse_config(value: Value) -> ApiResult<PipelineConfigInput> {
+    if !value.is_object() {
+        return Err(
+            ApiError::invalid("The pipeline config must be a JSON object")
+                .field("config", "must be a JSON object"),
+        );
+    }
     crate::catalog::input::from_value(value, "")
 }
 
@@ -199,14 +205,9 @@ async fn insert(
 pub async fn create(
     db: &impl ConnectionTrait,
     ws: &WorkspaceCtx,
-    input: CreatePipeline,
+    input: CreatePipelineBody,
 ) -> ApiResult<pipeline::Model> {
-    let name = input.name.trim();
-    if name.is_empty() {
-        return Err(
-            ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-        );
-    }
+    let name = input.name.as_str();
     let config = match input.config {
         Some(supplied) => parse_config(supplied)?.merge_into(PipelineConfig::default()),
         None => template(db, ws).await?,
@@ -232,17 +233,12 @@ pub async fn update(
     db: &impl ConnectionTrait,
     ws: &WorkspaceCtx,
     uuid: &Uuid,
-    input: UpdatePipeline,
+    input: UpdatePipelineBody,
 ) -> ApiResult<()> {
     let stored = get(db, ws, uuid).await?;
     let mut row: pipeline::ActiveModel = stored.clone().into();
     if let Some(name) = input.name {
-        let name = name.trim().to_string();
-        if name.is_empty() {
-            return Err(
-                ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-            );
-        }
+        let name = name.into_inner();
         row.name = Set(name);
     }
     if let Some(d) = input.description {

@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 use validator::Validate;
 
 use super::requesters::Requester;
-use crate::catalog::PageInfo;
+use crate::catalog::{Name, PageInfo};
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Provider {
@@ -51,8 +51,8 @@ pub struct Created {
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct CreateProvider {
-    #[validate(length(min = 1, max = 255))]
-    pub name: String,
+    #[schema(value_type = String)]
+    pub name: Name,
     #[validate(length(min = 1, max = 255))]
     pub requester: String,
     #[validate(length(min = 1, max = 512))]
@@ -69,8 +69,8 @@ pub struct CreateProvider {
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateProvider {
-    #[validate(length(min = 1, max = 255))]
-    pub name: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub name: Option<Name>,
     #[validate(length(min = 1, max = 255))]
     pub requester: Option<String>,
     #[validate(length(min = 1, max = 512))]
@@ -173,8 +173,8 @@ pub struct ModelEnvelope {
 #[serde(deny_unknown_fields)]
 pub struct ModelInput {
     /// The upstream model id.
-    #[validate(length(min = 1, max = 255))]
-    pub name: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub name: Option<Name>,
     pub provider_uuid: Option<uuid::Uuid>,
     /// LLM only: `func_call`, `vision`, `reasoning`.
     #[validate(length(max = 8))]

@@ -5,5 +5,4 @@ pub mod dto;
 pub mod models;
 pub mod ops;
 pub mod requesters;
-pub mod secrets;
 pub mod service;

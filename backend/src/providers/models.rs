@@ -12,10 +12,12 @@ use uuid::Uuid;
 
 use super::dto::{ModelDto, ModelInput, PipelineRef, Provider, ReasoningCapabilities};
 use super::requesters::{self, ModelKind};
-use super::{secrets, service};
+use super::service;
 use crate::access::WorkspaceCtx;
+use crate::catalog::Name;
 use crate::entities::{model, provider};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::forms::secrets;
 use crate::llm::{self, ChatMessage, ChatRequest};
 
 pub const STARRED_KEY: &str = "starred_llm_model";
@@ -64,7 +66,7 @@ fn capabilities(abilities: &[String]) -> ReasoningCapabilities {
 }
 
 pub fn to_dto(row: model::Model, provider: Option<Provider>, reveal: bool) -> ModelDto {
-    let llm = row.kind == ModelKind::Llm.as_str();
+    let llm = row.kind == ModelKind::Llm;
     let abilities = strings(&row.abilities);
     ModelDto {
         uuid: row.uuid,
@@ -95,7 +97,7 @@ pub async fn list(
 ) -> ApiResult<Vec<model::Model>> {
     let mut query = model::Entity::find()
         .filter(model::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
-        .filter(model::Column::Kind.eq(kind.as_str()));
+        .filter(model::Column::Kind.eq(kind));
     if let Some(p) = provider {
         query = query.filter(model::Column::ProviderUuid.eq(p.to_string()));
     }
@@ -115,7 +117,7 @@ pub async fn get(
 ) -> ApiResult<model::Model> {
     model::Entity::find_by_id(uuid.to_string())
         .filter(model::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
-        .filter(model::Column::Kind.eq(kind.as_str()))
+        .filter(model::Column::Kind.eq(kind))
         .one(db)
         .await?
         .ok_or_else(ApiError::not_found)
@@ -249,11 +251,9 @@ pub async fn create(
     llm_only(kind, &input)?;
     let name = input
         .name
-        .as_deref()
-        .map(str::trim)
-        .filter(|n| !n.is_empty());
-    let name =
-        name.ok_or_else(|| ApiError::invalid("name is required").field("name", "is required"))?;
+        .as_ref()
+        .map(Name::as_str)
+        .ok_or_else(|| ApiError::invalid("name is required").field("name", "is required"))?;
     let provider_uuid = input.provider_uuid.ok_or_else(|| {
         ApiError::invalid("provider_uuid is required").field("provider_uuid", "is required")
     })?;
@@ -275,7 +275,7 @@ pub async fn create(
         uuid: Uuid::new_v4().to_string(),
         workspace_uuid: ws.uuid.to_string(),
         provider_uuid: provider.uuid,
-        kind: kind.as_str().into(),
+        kind,
         name: name.to_string(),
         abilities: json!(abilities),
         context_length: input.context_length,
@@ -310,12 +310,6 @@ pub async fn update(
     let stored = get(db, ws, kind, uuid).await?;
     let mut row: model::ActiveModel = stored.clone().into();
     if let Some(name) = &input.name {
-        let name = name.trim();
-        if name.is_empty() {
-            return Err(
-                ApiError::invalid("name must not be blank").field("name", "must not be blank")
-            );
-        }
         row.name = Set(name.to_string());
     }
     if let Some(p) = &input.provider_uuid {
@@ -442,13 +436,13 @@ pub async fn test(
     let mut args: Map<String, Value> = row.extra_args.as_object().cloned().unwrap_or_default();
     args.extend(extra.unwrap_or_default());
     let started = Instant::now();
-    let result = match ModelKind::parse(&row.kind) {
-        Some(ModelKind::Embedding) => {
+    let result = match row.kind {
+        ModelKind::Embedding => {
             llm::embed(http, &ep, &row.name, &["Hello, world!".to_string()], &args)
                 .await
                 .map(|_| ())
         }
-        Some(ModelKind::Rerank) => {
+        ModelKind::Rerank => {
             let docs = [
                 "Artificial intelligence is the simulation of human intelligence by machines."
                     .to_string(),
@@ -465,7 +459,7 @@ pub async fn test(
             .await
             .map(|_| ())
         }
-        _ => {
+        ModelKind::Llm => {
             let req = ChatRequest {
                 model: row.name.clone(),
                 messages: vec![ChatMessage::text(

@@ -7,38 +7,7 @@ use utoipa::ToSchema;
 use crate::error::{ApiError, ApiResult};
 pub use crate::forms::{ConfigField, I18nText};
 
-/// What a model is used for, as requesters declare it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModelKind {
-    Llm,
-    Embedding,
-    Rerank,
-}
-
-impl ModelKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Llm => "llm",
-            Self::Embedding => "embedding",
-            Self::Rerank => "rerank",
-        }
-    }
-
-    /// The requester `support_type` value for this kind.
-    pub fn support_type(self) -> &'static str {
-        match self {
-            Self::Llm => "llm",
-            Self::Embedding => "text-embedding",
-            Self::Rerank => "rerank",
-        }
-    }
-
-    pub fn parse(value: &str) -> Option<Self> {
-        [Self::Llm, Self::Embedding, Self::Rerank]
-            .into_iter()
-            .find(|k| k.as_str() == value)
-    }
-}
+pub use crate::entities::model::ModelKind;
 
 /// A base-URL preset (OpenAI, DeepSeek, Ollama …).
 #[derive(Debug, Clone, Serialize, ToSchema)]

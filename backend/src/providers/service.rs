@@ -13,10 +13,10 @@ use uuid::Uuid;
 
 use super::dto::{CreateProvider, DeleteReport, DeletedModels, Provider, UpdateProvider};
 use super::requesters::{self, ModelKind, DEFAULT_TIMEOUT_SECS};
-use super::secrets::{self, MASK};
 use crate::access::{Permission, WorkspaceCtx};
 use crate::entities::{model, provider};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::forms::secrets::{self, MASK};
 use crate::llm::Endpoint;
 
 /// Whether this caller sees secrets: `provider_secret.manage`, unless `include_secret=false`
@@ -182,12 +182,7 @@ pub async fn create(
     let base_url = requesters::validate_base_url(&input.base_url)?;
     let config = restore_config(&requester, &input.config.unwrap_or_else(|| json!({})), None)?;
     let config = requester.validate_config(&config)?;
-    let name = input.name.trim();
-    if name.is_empty() {
-        return Err(
-            ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-        );
-    }
+    let name = input.name.as_str();
     let now = crate::db::now();
     let row = provider::ActiveModel {
         uuid: Set(Uuid::new_v4().to_string()),
@@ -214,12 +209,7 @@ pub async fn update(
     let stored_keys = keys_of(&stored);
     let mut row: provider::ActiveModel = stored.clone().into();
     if let Some(name) = input.name {
-        let name = name.trim().to_string();
-        if name.is_empty() {
-            return Err(
-                ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-            );
-        }
+        let name = name.into_inner();
         row.name = Set(name);
     }
     if input.requester.is_some() {
@@ -227,13 +217,11 @@ pub async fn update(
             .filter(model::Column::ProviderUuid.eq(stored.uuid.clone()))
             .all(db)
             .await?;
-        if let Some(m) = models
-            .iter()
-            .find(|m| ModelKind::parse(&m.kind).is_none_or(|k| !requester.supports(k)))
-        {
+        if let Some(m) = models.iter().find(|m| !requester.supports(m.kind)) {
             return Err(ApiError::invalid(format!(
                 "Requester {} does not support the provider's {} models",
-                requester.name, m.kind
+                requester.name,
+                m.kind.as_str()
             ))
             .field("requester", "does not support the provider's models"));
         }
@@ -316,7 +304,7 @@ pub async fn delete(
     let of_kind = |kind: ModelKind| -> Vec<String> {
         models
             .iter()
-            .filter(|m| m.kind == kind.as_str())
+            .filter(|m| m.kind == kind)
             .map(|m| m.uuid.clone())
             .collect()
     };

@@ -10,10 +10,11 @@ use uuid::Uuid;
 
 use super::recorder::{self, LlmCallRecord, Scope};
 use crate::access::WorkspaceCtx;
+use crate::forms::secrets;
 use crate::llm::{self, ChatMessage, ChatRequest, StreamEvent, Usage};
 use crate::pipelines::config::{LocalAgentConfig, PromptRole};
 use crate::providers::requesters::ModelKind;
-use crate::providers::{models, secrets, service};
+use crate::providers::{models, service};
 use crate::state::AppState;
 
 /// The model's answer.

@@ -10,6 +10,7 @@ use crate::access::WorkspaceCtx;
 use crate::bots::routes::TargetType;
 use crate::bots::{engine, service as bots};
 use crate::entities::bot;
+use crate::entities::execution::ExecutionMode;
 use crate::state::AppState;
 
 /// Where routing sent the message.
@@ -141,7 +142,7 @@ pub async fn run(
             is_at_bot,
             message_id: msg.message_id,
             event_id: Some(event_id),
-            mode: "real",
+            mode: ExecutionMode::Real,
             deltas: None,
         },
     )

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use actix_web::{web, HttpRequest, HttpResponse};
+use backon::{ExponentialBuilder, Retryable};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -134,7 +135,7 @@ async fn verify(
     if !bot.enable {
         return Err(refuse(StatusCode::FORBIDDEN, 40301, "bot is disabled"));
     }
-    let body = crate::catalog::http::read_body(req, payload, state.settings.api.body_limit)
+    let body = crate::http::read_body(req, payload, state.settings.api.body_limit)
         .await
         .map_err(|e| match e.code {
             crate::error::ErrorCode::PayloadTooLarge => {
@@ -176,11 +177,7 @@ async fn verify(
         }
     }
     let workspace = Uuid::parse_str(&bot.workspace_uuid).unwrap_or_default();
-    let language = state
-        .identity
-        .language(state, workspace)
-        .await
-        .unwrap_or_default();
+    let language = state.identity.language(workspace).await.unwrap_or_default();
     let ws = WorkspaceCtx {
         uuid: workspace,
         permissions: PermissionSet::EMPTY,
@@ -265,11 +262,7 @@ async fn inbound(
         .get("x-lb-idempotency-key")
         .and_then(|h| h.to_str().ok())
     {
-        let key = format!(
-            "idem:{}:{}",
-            v.bot.uuid,
-            crate::identity::secrets::hash(key)
-        );
+        let key = format!("idem:{}:{}", v.bot.uuid, crate::access::secrets::hash(key));
         match state
             .store
             .set_if_absent(&key, b"1", IDEMPOTENCY_WINDOW)
@@ -293,7 +286,11 @@ async fn inbound(
     let aggregating = pipeline_config.is_some();
     let data = json!({ "session_id": msg.chat_id, "accepted_message_id": msg.message_id, "aggregating": aggregating });
     let state = state.into_inner();
-    tokio::spawn(async move { handle(&state, v, msg, pipeline_config).await });
+    // Tracked, so a graceful shutdown lets the accepted message's turn finish.
+    state
+        .tasks
+        .clone()
+        .spawn(async move { handle(&state, v, msg, pipeline_config).await });
     HttpResponse::Accepted().json(json!({ "code": 0, "msg": "accepted", "data": data }))
 }
 
@@ -318,11 +315,11 @@ async fn handle(state: &AppState, v: Verified, mut msg: Inbound, aggregate: Opti
     let batch = match aggregate {
         Some(delay) => {
             let key = format!("{}:{}", v.bot.uuid, session_id(msg.kind, &msg.chat_id));
-            if !state
-                .runtime
-                .aggregator
-                .add(&key, msg.segments.clone(), delay)
-            {
+            if !state.parts.get::<super::aggregate::Aggregator>().add(
+                &key,
+                msg.segments.clone(),
+                delay,
+            ) {
                 return; // merged into the batch another message leads (and marks busy)
             }
             Some(key)
@@ -337,7 +334,12 @@ async fn handle(state: &AppState, v: Verified, mut msg: Inbound, aggregate: Opti
     )
     .await;
     if let Some(key) = batch {
-        msg.segments = state.runtime.aggregator.collect(&key).await.0;
+        msg.segments = state
+            .parts
+            .get::<super::aggregate::Aggregator>()
+            .collect(&key)
+            .await
+            .0;
     }
     run_turn(state, &v, msg, waiting).await;
 }
@@ -398,13 +400,12 @@ async fn deliver(
             "timestamp": chrono::Utc::now().to_rfc3339(),
         });
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
-        let mut delivered = false;
-        for attempt in 0..=config.callback_max_retries {
-            if attempt > 0 {
-                let backoff = Duration::from_millis(250 * 2u64.pow(attempt.min(6) - 1))
-                    .min(Duration::from_secs(8));
-                tokio::time::sleep(backoff).await;
-            }
+        // 250 ms doubling up to 8 s between attempts; `callback_max_retries` after the first.
+        let backoff = ExponentialBuilder::default()
+            .with_min_delay(Duration::from_millis(250))
+            .with_max_delay(Duration::from_secs(8))
+            .with_max_times(usize::try_from(config.callback_max_retries).unwrap_or(usize::MAX));
+        let post = || async {
             let ts = chrono::Utc::now().timestamp().to_string();
             let mut request = state
                 .http
@@ -417,18 +418,19 @@ async fn deliver(
                 request = request.header("x-lb-signature", signing::sign(secret, &ts, &bytes));
             }
             match request.send().await {
-                Ok(resp) if resp.status().is_success() => {
-                    delivered = true;
-                    break;
-                }
-                Ok(resp) => tracing::warn!(
-                    http.status = resp.status().as_u16(),
-                    attempt,
-                    "callback refused"
-                ),
-                Err(e) => tracing::warn!(error = %e.without_url(), attempt, "callback failed"),
+                Ok(resp) if resp.status().is_success() => Ok(()),
+                Ok(resp) => Err(format!(
+                    "callback refused with HTTP {}",
+                    resp.status().as_u16()
+                )),
+                Err(e) => Err(format!("callback failed: {}", e.without_url())),
             }
-        }
+        };
+        let delivered = post
+            .retry(backoff)
+            .notify(|why, wait| tracing::warn!(error = %why, retry_in_ms = wait.as_millis() as u64, "callback not delivered; retrying"))
+            .await
+            .is_ok();
         if !delivered {
             tracing::error!(
                 session,

@@ -15,19 +15,3 @@ pub mod recorder;
 pub mod signing;
 pub mod stages;
 pub mod turn;
-
-/// Process-wide runtime state.
-pub struct Runtime {
-    /// This replica's id (owner of the executions it runs).
-    pub replica: String,
-    pub aggregator: aggregate::Aggregator,
-}
-
-impl Default for Runtime {
-    fn default() -> Self {
-        Self {
-            replica: uuid::Uuid::new_v4().simple().to_string(),
-            aggregator: aggregate::Aggregator::default(),
-        }
-    }
-}

@@ -13,7 +13,8 @@ use super::message::{plain_text, Segment, SessionType};
 use super::turn::{self, TurnInput};
 use crate::access::{Permission, RequestCtx};
 use crate::bots::ops::BotPath;
-use crate::catalog::{Access, Input, McpTool, Method, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, McpTool, NoParams, OpMeta, Operation};
+use crate::entities::execution::ExecutionMode;
 use crate::entities::{monitoring_session, route_trace};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::pipelines::ops::PipelinePath;
@@ -65,21 +66,18 @@ fn from_trace(t: &route_trace::Model, current: bool) -> RouteStatus {
     }
 }
 
-pub struct ListRouteStatuses;
+pub struct ListBotEventRouteStatuses;
 
-impl Operation for ListRouteStatuses {
-    const META: OpMeta = OpMeta {
-        id: "list_bot_event_route_statuses",
-        method: Method::Get,
-        path: "/platform/bots/{bot_uuid}/event-routes/status",
-        summary: "Each route's latest outcome, recent unmatched events and stale routes",
-        description: "Read from the route traces the runtime persists (the last 200 per bot).",
-        tag: "bots",
-        access: Access::Workspace,
-        permission: Some(Permission::ResourceView),
-        errors: &[],
-        mcp: Some(McpTool::FLAT),
-    };
+impl Operation for ListBotEventRouteStatuses {
+    const META: OpMeta = OpMeta::get(
+        "list_bot_event_route_statuses",
+        "/platform/bots/{bot_uuid}/event-routes/status",
+    )
+    .tag("bots")
+    .summary("Each route's latest outcome, recent unmatched events and stale routes")
+    .description("Read from the route traces the runtime persists (the last 200 per bot).")
+    .permission(Permission::ResourceView)
+    .mcp(McpTool::FLAT);
     type Path = BotPath;
     type Query = NoParams;
     type Body = crate::catalog::NoBody;
@@ -176,19 +174,18 @@ pub struct ResetDone {
 pub struct ResetSessionContext;
 
 impl Operation for ResetSessionContext {
-    const META: OpMeta = OpMeta {
-        id: "reset_session_context",
-        method: Method::Post,
-        path: "/monitoring/sessions/reset-context",
-        summary:
-            "Start a session's next turn without its earlier history (monitoring records are kept)",
-        description: "404 for an unknown session; 409 `session_busy` while a turn runs.",
-        tag: "monitoring",
-        access: Access::Workspace,
-        permission: Some(Permission::ResourceManage),
-        errors: &[ErrorCode::SessionBusy],
-        mcp: Some(McpTool::FLAT),
-    };
+    const META: OpMeta = OpMeta::post(
+        "reset_session_context",
+        "/monitoring/sessions/reset-context",
+    )
+    .tag("monitoring")
+    .summary(
+        "Start a session's next turn without its earlier history (monitoring records are kept)",
+    )
+    .description("404 for an unknown session; 409 `session_busy` while a turn runs.")
+    .permission(Permission::ResourceManage)
+    .errors(&[ErrorCode::SessionBusy])
+    .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = NoParams;
     type Body = ResetContext;
@@ -265,18 +262,12 @@ pub struct RunResult {
 pub struct RunPipeline;
 
 impl Operation for RunPipeline {
-    const META: OpMeta = OpMeta {
-        id: "run_pipeline",
-        method: Method::Post,
-        path: "/pipelines/{pipeline_uuid}/run",
-        summary: "Run one debug turn of a pipeline with a message; answers its replies",
-        description: "Each call is a fresh session; recorded in monitoring in `debug` mode.",
-        tag: "pipelines",
-        access: Access::Workspace,
-        permission: Some(Permission::RuntimeOperate),
-        errors: &[],
-        mcp: Some(McpTool::FLAT),
-    };
+    const META: OpMeta = OpMeta::post("run_pipeline", "/pipelines/{pipeline_uuid}/run")
+        .tag("pipelines")
+        .summary("Run one debug turn of a pipeline with a message; answers its replies")
+        .description("Each call is a fresh session; recorded in monitoring in `debug` mode.")
+        .permission(Permission::RuntimeOperate)
+        .mcp(McpTool::FLAT);
     type Path = PipelinePath;
     type Query = NoParams;
     type Body = RunRequest;
@@ -307,7 +298,7 @@ impl Operation for RunPipeline {
                 is_at_bot: false,
                 message_id: message_id.clone(),
                 event_id: None,
-                mode: "debug",
+                mode: ExecutionMode::Debug,
                 deltas: None,
             },
         );
@@ -319,7 +310,7 @@ impl Operation for RunPipeline {
                     session_id: out.session_id,
                     query_id: out.execution_id,
                     message_id,
-                    status: out.status.into(),
+                    status: out.status.as_str().into(),
                     reply: replies.join("\n"),
                     replies,
                     error: out.error,
@@ -341,3 +332,4 @@ impl Operation for RunPipeline {
 
 /// The bot id debug turns are recorded under.
 pub const DEBUG_BOT: &str = "websocket-proxy-bot";
+pub use super::debug_ws::PipelineDebugChat;

@@ -10,6 +10,7 @@ use sea_orm::{
 };
 use serde_json::Value;
 
+use crate::entities::execution::{ExecutionMode, ExecutionStatus};
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
 };
@@ -38,7 +39,7 @@ pub struct Scope {
     pub pipeline_name: String,
     pub session_id: String,
     /// `real` or `debug`.
-    pub mode: &'static str,
+    pub mode: ExecutionMode,
 }
 
 fn logged<T, E: std::fmt::Display>(what: &str, result: Result<T, E>) {
@@ -65,8 +66,8 @@ pub async fn start_execution(
         id: Set(s.execution_id.clone()),
         workspace_uuid: Set(s.workspace.clone()),
         source: Set(source.into()),
-        mode: Set(s.mode.into()),
-        status: Set("running".into()),
+        mode: Set(s.mode),
+        status: Set(ExecutionStatus::Running),
         bot_id: Set(s.bot_id.clone()),
         bot_name: Set(s.bot_name.clone()),
         pipeline_id: Set(s.pipeline_id.clone()),
@@ -107,13 +108,13 @@ pub async fn progress(db: &DatabaseConnection, s: &Scope, stage: &str) {
 pub async fn finish_execution(
     db: &DatabaseConnection,
     s: &Scope,
-    status: &str,
+    status: ExecutionStatus,
     error: Option<&str>,
     started: DateTime<Utc>,
 ) {
     let now = crate::db::now();
     let result = execution::Entity::update_many()
-        .col_expr(execution::Column::Status, Expr::value(status))
+        .col_expr(execution::Column::Status, Expr::value(status.as_str()))
         .col_expr(
             execution::Column::Error,
             Expr::value(error.map(str::to_string)),
@@ -163,7 +164,7 @@ pub async fn message(db: &DatabaseConnection, s: &Scope, m: MessageRecord<'_>) {
         message_content: Set(m.content.to_string()),
         status: Set(m.status.into()),
         level: Set(if m.status == "error" { "error" } else { "info" }.into()),
-        mode: Set(s.mode.into()),
+        mode: Set(s.mode.as_str().into()),
         platform: Set(m.platform.map(str::to_string)),
         user_id: Set(m.user_id.map(str::to_string)),
         user_name: Set(m.user_name.map(str::to_string)),
@@ -264,7 +265,7 @@ pub async fn llm_call(db: &DatabaseConnection, s: &Scope, c: LlmCallRecord<'_>) 
             "success"
         }
         .into()),
-        mode: Set(s.mode.into()),
+        mode: Set(s.mode.as_str().into()),
         error_message: Set(c.error.map(|(_, m)| m)),
         message_id: Set(c.message_id.map(str::to_string)),
         details: Set(Some(c.details)),
@@ -291,7 +292,7 @@ pub async fn error(
         session_id: Set(s.session_id.clone()),
         error_type: Set(kind.into()),
         error_message: Set(message.into()),
-        mode: Set(s.mode.into()),
+        mode: Set(s.mode.as_str().into()),
         message_id: Set(message_id.map(str::to_string)),
     };
     logged("error", row.insert(db).await);

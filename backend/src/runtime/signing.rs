@@ -60,7 +60,7 @@ pub fn verify(
         .filter(|s| !s.is_empty())
         .ok_or(Refusal::SignatureMissing)?;
     let expected = sign(secret, ts, body);
-    if crate::identity::secrets::equal(given, &expected) {
+    if crate::access::secrets::equal(given, &expected) {
         Ok(())
     } else {
         Err(Refusal::SignatureMismatch)

@@ -11,6 +11,7 @@ use super::message::{plain_text, session_id, Segment, SessionType};
 use super::recorder::{self, MessageRecord, Scope};
 use super::stages::{self, RateDecision};
 use crate::access::WorkspaceCtx;
+use crate::entities::execution::{ExecutionMode, ExecutionStatus};
 use crate::entities::pipeline;
 use crate::llm::ChatMessage;
 use crate::pipelines::config::PipelineConfig;
@@ -31,8 +32,7 @@ pub struct TurnInput {
     pub is_at_bot: bool,
     pub message_id: String,
     pub event_id: Option<String>,
-    /// `real` or `debug`.
-    pub mode: &'static str,
+    pub mode: ExecutionMode,
     /// Receives reply text as the model streams it.
     pub deltas: Option<UnboundedSender<String>>,
 }
@@ -42,7 +42,7 @@ pub struct TurnInput {
 pub struct TurnOutput {
     pub execution_id: String,
     /// `completed`, `ignored` or `failed`.
-    pub status: &'static str,
+    pub status: ExecutionStatus,
     pub replies: Vec<Vec<Segment>>,
     pub error: Option<String>,
     pub session_id: String,
@@ -75,7 +75,7 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
             &json!(input.segments),
             160,
         )),
-        &state.runtime.replica,
+        &state.replica,
     )
     .await;
     recorder::message(
@@ -96,7 +96,7 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
     .await;
     let mut output = TurnOutput {
         execution_id: scope.execution_id.clone(),
-        status: "ignored",
+        status: ExecutionStatus::Ignored,
         replies: Vec::new(),
         error: None,
         session_id: session.clone(),
@@ -115,7 +115,7 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
                 id: uuid::Uuid::new_v4().to_string(),
                 role: "assistant",
                 content: json!(reply),
-                status: if status == "failed" {
+                status: if status == ExecutionStatus::Failed {
                     "error"
                 } else {
                     "success"
@@ -135,7 +135,7 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
     output
 }
 
-type StageResult = (&'static str, Vec<Vec<Segment>>, Option<String>);
+type StageResult = (ExecutionStatus, Vec<Vec<Segment>>, Option<String>);
 
 async fn stages_of(
     state: &AppState,
@@ -153,7 +153,7 @@ async fn stages_of(
         &input.sender_id,
     ) {
         return (
-            "ignored",
+            ExecutionStatus::Ignored,
             Vec::new(),
             Some("refused by access control".into()),
         );
@@ -165,14 +165,14 @@ async fn stages_of(
         input.is_at_bot,
     ) else {
         return (
-            "ignored",
+            ExecutionStatus::Ignored,
             Vec::new(),
             Some("no group respond rule matched".into()),
         );
     };
     if stages::ignored(&config.trigger.ignore_rules, &text) || text.trim().is_empty() {
         return (
-            "ignored",
+            ExecutionStatus::Ignored,
             Vec::new(),
             Some("ignored by the ignore rules".into()),
         );
@@ -185,7 +185,7 @@ async fn stages_of(
         Ok(RateDecision::Dropped) => {
             let hint = stages::rate_limit_hint(&config.output, input.ws.language);
             return (
-                "ignored",
+                ExecutionStatus::Ignored,
                 vec![vec![Segment::plain(hint)]],
                 Some("rate limited".into()),
             );
@@ -247,7 +247,7 @@ async fn stages_of(
     recorder::progress(&state.db, scope, "output").await;
     match result {
         Ok(answer) => (
-            "completed",
+            ExecutionStatus::Completed,
             stages::replies(&config.output, &answer.text, input.kind, &input.sender_id),
             None,
         ),
@@ -289,5 +289,5 @@ async fn fail(
     let replies = stages::failure_reply(&config.output, input.ws.language, error)
         .map(|text| vec![vec![Segment::plain(text)]])
         .unwrap_or_default();
-    ("failed", replies, Some(error.to_string()))
+    (ExecutionStatus::Failed, replies, Some(error.to_string()))
 }

@@ -2,8 +2,8 @@
 
 use sea_orm::{EntityTrait, PaginatorTrait};
 
-use crate::access::RequestCtx;
-use crate::catalog::{Access, Input, McpTool, Method, NoBody, NoParams, OpMeta, Operation};
+use crate::access::{Access, RequestCtx};
+use crate::catalog::{Input, McpTool, NoBody, NoParams, OpMeta, Operation};
 use crate::entities::user;
 use crate::error::ApiResult;
 use crate::state::AppState;
@@ -15,18 +15,11 @@ use crate::access::Principal;
 pub struct GetSystemInfo;
 
 impl Operation for GetSystemInfo {
-    const META: OpMeta = OpMeta {
-        id: "get_system_info",
-        method: Method::Get,
-        path: "/system/info",
-        summary: "Instance version, edition and initialization state",
-        description: "",
-        tag: "system",
-        access: Access::Public,
-        permission: None,
-        errors: &[],
-        mcp: Some(McpTool::FLAT),
-    };
+    const META: OpMeta = OpMeta::get("get_system_info", "/system/info")
+        .tag("system")
+        .summary("Instance version, edition and initialization state")
+        .access(Access::Public)
+        .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -57,19 +50,11 @@ impl Operation for GetSystemInfo {
 pub struct GetSystemContext;
 
 impl Operation for GetSystemContext {
-    const META: OpMeta = OpMeta {
-        id: "get_system_context",
-        method: Method::Get,
-        path: "/system/context",
-        summary:
+    const META: OpMeta = OpMeta::get("get_system_context", "/system/context")
+        .tag("system")
+        .summary(
             "The caller: principal kind, Workspace, effective permissions, key scopes and expiry",
-        description: "",
-        tag: "system",
-        access: Access::Workspace,
-        permission: None,
-        errors: &[],
-        mcp: None,
-    };
+        );
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;

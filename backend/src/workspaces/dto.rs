@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use validator::Validate;
 
 use crate::access::{Permission, Role};
-use crate::catalog::PageInfo;
+use crate::catalog::{Name, PageInfo};
 use crate::entities::{workspace, workspace_invitation};
 use crate::i18n::Language;
 
@@ -118,8 +118,8 @@ pub struct CurrentWorkspace {
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct WorkspaceName {
-    #[validate(length(min = 1, max = 255))]
-    pub name: String,
+    #[schema(value_type = String)]
+    pub name: Name,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -239,7 +239,8 @@ pub struct Registration {
 
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
-pub struct AcceptInvitation {
+#[schema(as = AcceptInvitation)]
+pub struct AcceptInvitationBody {
     #[validate(length(min = 1, max = 128))]
     pub token: String,
     /// A new account for the invitee; omit when logged in.

@@ -8,10 +8,10 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
+use crate::access::secrets;
 use crate::access::{Role, WorkspaceCtx};
 use crate::entities::workspace_invitation as invitation;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::identity::secrets;
 
 pub const INVITATION_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 

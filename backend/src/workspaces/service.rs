@@ -2,7 +2,6 @@
 //! caller's `WorkspaceCtx`, so another Workspace's data is unreachable from here.
 
 use std::collections::HashMap;
-use std::str::FromStr;
 
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
@@ -16,65 +15,9 @@ use crate::entities::{membership, user, workspace, workspace_metadata};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::i18n::Language;
 
-const LANGUAGE_KEY: &str = "message_language";
-
-/// The account's active memberships in active Workspaces, first created first.
-pub async fn active_memberships(
-    db: &impl ConnectionTrait,
-    account: &Uuid,
-) -> ApiResult<Vec<(workspace::Model, Role)>> {
-    let rows = membership::Entity::find()
-        .filter(membership::Column::AccountUuid.eq(account.to_string()))
-        .filter(membership::Column::Status.eq("active"))
-        .all(db)
-        .await?;
-    if rows.is_empty() {
-        return Ok(Vec::new());
-    }
-    let roles: HashMap<String, Role> = rows
-        .into_iter()
-        .filter_map(|m| Role::parse(&m.role).map(|r| (m.workspace_uuid, r)))
-        .collect();
-    let workspaces = workspace::Entity::find()
-        .filter(workspace::Column::Uuid.is_in(roles.keys().cloned()))
-        .filter(workspace::Column::Status.eq("active"))
-        .order_by_asc(workspace::Column::CreatedAt)
-        .order_by_asc(workspace::Column::Uuid)
-        .all(db)
-        .await?;
-    Ok(workspaces
-        .into_iter()
-        .filter_map(|w| roles.get(&w.uuid).map(|r| (w.clone(), *r)))
-        .collect())
-}
-
-/// The account's role in an active Workspace, if it is an active member.
-pub async fn role_of(
-    db: &impl ConnectionTrait,
-    ws: &Uuid,
-    account: &Uuid,
-) -> ApiResult<Option<Role>> {
-    let row = membership::Entity::find()
-        .filter(membership::Column::WorkspaceUuid.eq(ws.to_string()))
-        .filter(membership::Column::AccountUuid.eq(account.to_string()))
-        .filter(membership::Column::Status.eq("active"))
-        .one(db)
-        .await?;
-    Ok(row.and_then(|m| Role::parse(&m.role)))
-}
-
-/// The one Workspace of the instance, or `None` when there are none or several.
-pub async fn sole_workspace(db: &impl ConnectionTrait) -> ApiResult<Option<Uuid>> {
-    let rows = workspace::Entity::find()
-        .filter(workspace::Column::Status.eq("active"))
-        .paginate(db, 2)
-        .fetch_page(0)
-        .await?;
-    match rows.as_slice() {
-        [only] => Ok(Uuid::from_str(&only.uuid).ok()),
-        _ => Ok(None),
-    }
-}
+pub use crate::access::lookup::{
+    active_memberships, language, role_of, setting, sole_workspace, LANGUAGE_KEY,
+};
 
 pub async fn get(db: &impl ConnectionTrait, ws: &Uuid) -> ApiResult<workspace::Model> {
     workspace::Entity::find_by_id(ws.to_string())
@@ -131,16 +74,6 @@ pub async fn rename(
     Ok(model.update(db).await?)
 }
 
-/// A Workspace setting (`workspace_metadata`), if stored.
-pub async fn setting(db: &impl ConnectionTrait, ws: &Uuid, key: &str) -> ApiResult<Option<String>> {
-    Ok(
-        workspace_metadata::Entity::find_by_id((ws.to_string(), key.to_string()))
-            .one(db)
-            .await?
-            .and_then(|r| r.value),
-    )
-}
-
 /// Stores a Workspace setting; `None` removes it.
 pub async fn set_setting(
     db: &impl ConnectionTrait,
@@ -171,14 +104,6 @@ pub async fn set_setting(
         .exec_without_returning(db)
         .await?;
     Ok(())
-}
-
-/// The stored message language (default `en_US`; an unknown stored value reads as the default).
-pub async fn language(db: &impl ConnectionTrait, ws: &Uuid) -> ApiResult<Language> {
-    Ok(setting(db, ws, LANGUAGE_KEY)
-        .await?
-        .and_then(|v| Language::parse(&v))
-        .unwrap_or_default())
 }
 
 pub async fn set_language(

@@ -123,3 +123,12 @@ async fn fresh_postgres_database(admin_url: &str) -> String {
     admin.close().await.ok();
     with_database(admin_url, &name)
 }
+
+/// Whether this is the PostgreSQL + Redis pass; otherwise says the test is skipped.
+pub fn redis_pass() -> bool {
+    if std::env::var("TEST_REDIS_URL").is_ok_and(|u| !u.is_empty()) {
+        return true;
+    }
+    eprintln!("skipped: TEST_REDIS_URL is not set (SQLite + in-process pass)");
+    false
+}

@@ -57,3 +57,13 @@ impl ChaosProxy {
         self.up.store(true, Ordering::SeqCst);
     }
 }
+
+/// The `host:port` of a service URL (credentials and path dropped).
+pub fn host_port(url: &str) -> String {
+    let after_scheme = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = after_scheme.split('/').next().unwrap_or(after_scheme);
+    authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, hp)| hp)
+        .to_string()
+}

@@ -1,138 +1,73 @@
-//! `TestApp`: a running app plus a typed HTTP client for it.
+//! The credential-aware HTTP client: requests to a [`TestApp`] as a session, an API key or
+//! nobody, optionally selecting a Workspace.
 
-use std::net::TcpListener;
-use std::sync::Once;
+use std::time::Duration;
 
-use langbot::config::Settings;
-use langbot::startup::{Application, ServerOptions};
-use langbot::state::AppState;
 use reqwest::Method;
 use serde_json::Value;
 
-use super::backend::Backend;
+use super::{Response, TestApp};
 
-pub struct TestApp {
-    pub address: String,
-    pub state: AppState,
-    pub backend: Backend,
-    client: reqwest::Client,
-    handle: actix_web::dev::ServerHandle,
-    _dir: tempfile::TempDir,
+/// How a request presents its credential.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cred {
+    /// No credential at all.
+    Anonymous,
+    /// `Authorization: Bearer <token>`: a session, or a key (or the global key) sent as bearer.
+    Bearer(String),
+    /// `X-API-Key: <key>`.
+    ApiKey(String),
 }
 
-/// A response with its body parsed as JSON (`Value::Null` when not JSON).
-#[derive(Debug)]
-pub struct Response {
-    pub status: u16,
-    pub headers: reqwest::header::HeaderMap,
-    pub text: String,
-    pub body: Value,
-}
-
-impl Response {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
+impl Cred {
+    pub fn bearer(token: impl Into<String>) -> Self {
+        Self::Bearer(token.into())
     }
 
-    /// The `data` of a success envelope, asserting the envelope.
-    pub fn data(&self) -> &Value {
-        assert_eq!(
-            self.status, 200,
-            "expected success, got {}: {}",
-            self.status, self.text
-        );
-        assert_eq!(self.body["code"], 0, "{}", self.text);
-        assert_eq!(self.body["msg"], "ok", "{}", self.text);
-        &self.body["data"]
-    }
-
-    /// Asserts an error response with `status` and `code`, and the error body shape.
-    pub fn assert_error(&self, status: u16, code: &str) -> &Self {
-        assert_eq!(self.status, status, "{}", self.text);
-        assert_eq!(self.body["code"], code, "{}", self.text);
-        assert!(
-            self.body["msg"].as_str().is_some_and(|m| !m.is_empty()),
-            "{}",
-            self.text
-        );
-        assert!(
-            self.body["request_id"]
-                .as_str()
-                .is_some_and(|m| !m.is_empty()),
-            "{}",
-            self.text
-        );
-        self
+    pub fn api_key(key: impl Into<String>) -> Self {
+        Self::ApiKey(key.into())
     }
 }
 
-fn init_tracing() {
-    static INIT: Once = Once::new();
-    INIT.call_once(|| {
-        if std::env::var("TEST_LOG").is_ok() {
-            langbot::telemetry::init(&langbot::config::LogSettings {
-                filter: "debug".into(),
-                format: langbot::config::LogFormat::Text,
-            });
-        }
-    });
+impl From<&str> for Cred {
+    /// A session token.
+    fn from(token: &str) -> Self {
+        Self::Bearer(token.to_string())
+    }
+}
+
+impl From<&String> for Cred {
+    /// A session token.
+    fn from(token: &String) -> Self {
+        Self::Bearer(token.clone())
+    }
+}
+
+impl From<&Cred> for Cred {
+    fn from(cred: &Cred) -> Self {
+        cred.clone()
+    }
 }
 
 impl TestApp {
-    pub async fn spawn(configure: impl FnOnce(&mut Settings)) -> Self {
-        init_tracing();
-        let dir = tempfile::tempdir().expect("temp dir");
-        let backend = Backend::fresh(dir.path()).await;
-        let mut settings = Settings {
-            data_dir: dir.path().to_path_buf(),
-            ..Settings::default()
-        };
-        settings.database.url = Some(backend.database_url.clone());
-        settings.redis.url = backend.redis_url.clone();
-        settings.redis.prefix = backend.redis_prefix.clone();
-        configure(&mut settings);
-        Self::spawn_settings(settings, backend, dir).await
-    }
-
-    /// A second replica: the same database and session store as `self`, its own process state.
-    pub async fn sibling(&self) -> Self {
-        let settings = (*self.state.settings).clone();
-        let backend = Backend {
-            database_url: self.backend.database_url.clone(),
-            redis_url: self.backend.redis_url.clone(),
-            redis_prefix: self.backend.redis_prefix.clone(),
-        };
-        let dir = tempfile::tempdir().expect("temp dir");
-        Self::spawn_settings(settings, backend, dir).await
-    }
-
-    async fn spawn_settings(settings: Settings, backend: Backend, dir: tempfile::TempDir) -> Self {
-        let state = AppState::init(settings).await.expect("init app state");
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let options = ServerOptions {
-            workers: 1,
-            handle_signals: false,
-        };
-        let app = Application::build(state.clone(), listener, options).expect("build app");
-        let port = app.port();
-        let handle = app.handle();
-        tokio::spawn(app.run_until_stopped());
-        Self {
-            address: format!("http://127.0.0.1:{port}"),
-            state,
-            backend,
-            client: reqwest::Client::new(),
-            handle,
-            _dir: dir,
-        }
-    }
-
     /// Starts a request; finish with `.send()`.
     pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
         RequestBuilder {
             inner: self
                 .client
                 .request(method, format!("{}{}", self.address, path)),
+        }
+    }
+
+    /// Like [`Self::request`], on a client of its own: its own connection (dropping the
+    /// response closes it, as a viewer leaving a stream does), following no redirects.
+    pub fn request_on_own_connection(&self, method: Method, path: &str) -> RequestBuilder {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("HTTP client");
+        RequestBuilder {
+            inner: client.request(method, format!("{}{}", self.address, path)),
         }
     }
 
@@ -144,16 +79,90 @@ impl TestApp {
         self.request(Method::POST, path).json(body).send().await
     }
 
-    /// Stops the server gracefully.
-    pub async fn stop(&self) {
-        self.handle.stop(true).await;
+    /// GET with a bearer token.
+    pub async fn get_as(&self, token: &str, path: &str) -> Response {
+        self.request(Method::GET, path).bearer(token).send().await
     }
-}
 
-impl Drop for TestApp {
-    fn drop(&mut self) {
-        let handle = self.handle.clone();
-        tokio::spawn(async move { handle.stop(false).await });
+    /// A request with a bearer token and a JSON body.
+    pub async fn send_as(&self, token: &str, method: Method, path: &str, body: &Value) -> Response {
+        self.request(method, path)
+            .bearer(token)
+            .json(body)
+            .send()
+            .await
+    }
+
+    /// A request as `cred`, selecting `workspace` (`X-Workspace-Id`) when given, with a JSON
+    /// body when given.
+    pub async fn call(
+        &self,
+        cred: impl Into<Cred>,
+        workspace: Option<&str>,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Response {
+        let mut req = self.request(method, path).cred(&cred.into());
+        if let Some(ws) = workspace {
+            req = req.header("x-workspace-id", ws);
+        }
+        if let Some(body) = body {
+            req = req.json(body);
+        }
+        req.send().await
+    }
+
+    /// POSTs `body` to `path` as `cred` (in `workspace` when given) and answers the created
+    /// resource's uuid, asserting success and that it is a uuid.
+    pub async fn create(
+        &self,
+        cred: impl Into<Cred>,
+        workspace: Option<&str>,
+        path: &str,
+        body: &Value,
+    ) -> String {
+        let res = self
+            .call(cred, workspace, Method::POST, path, Some(body))
+            .await;
+        let uuid = res.data()["uuid"]
+            .as_str()
+            .unwrap_or_else(|| panic!("POST {path}: no uuid: {}", res.text))
+            .to_string();
+        uuid::Uuid::parse_str(&uuid)
+            .unwrap_or_else(|e| panic!("POST {path}: the uuid {uuid:?} is not a uuid: {e}"));
+        uuid
+    }
+
+    /// Sends raw HTTP/1.1 bytes on a fresh connection; answers the status and the JSON body.
+    pub async fn raw_http(&self, request: Vec<u8>) -> (u16, Value) {
+        let addr = self.address.trim_start_matches("http://").to_string();
+        let answer = tokio::task::spawn_blocking(move || {
+            use std::io::{Read, Write};
+            let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+            stream
+                .set_read_timeout(Some(Duration::from_secs(20)))
+                .expect("read timeout");
+            stream.write_all(&request).expect("write request");
+            // Nothing more will come: the server need not wait for the declared rest.
+            let _ = stream.shutdown(std::net::Shutdown::Write);
+            let mut buf = Vec::new();
+            // The server may close before reading what it refused; what it sent is enough.
+            let _ = stream.read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).to_string()
+        })
+        .await
+        .expect("raw request task");
+        let status = answer
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no HTTP status in {answer:?}"));
+        let body = answer
+            .split_once("\r\n\r\n")
+            .and_then(|(_, b)| serde_json::from_str(b).ok())
+            .unwrap_or(Value::Null);
+        (status, body)
     }
 }
 
@@ -171,6 +180,15 @@ impl RequestBuilder {
         self.header("authorization", &format!("Bearer {token}"))
     }
 
+    /// Presents `cred`.
+    pub fn cred(self, cred: &Cred) -> Self {
+        match cred {
+            Cred::Anonymous => self,
+            Cred::Bearer(token) => self.bearer(token),
+            Cred::ApiKey(key) => self.header("x-api-key", key),
+        }
+    }
+
     pub fn json(mut self, body: &Value) -> Self {
         self.inner = self.inner.json(body);
         self
@@ -183,6 +201,11 @@ impl RequestBuilder {
             .header("content-type", "application/json")
             .body(body);
         self
+    }
+
+    /// Sends and answers the response unread: its status and headers, and a body to stream.
+    pub async fn send_unread(self) -> reqwest::Response {
+        self.inner.send().await.expect("request failed")
     }
 
     pub async fn send(self) -> Response {

@@ -1,29 +1,27 @@
-//! Spawning the app and talking to it.
+//! Spawning the app and talking to it: [`spawn`] (the one place that starts the app and knows
+//! its state), [`client`] (credential-aware requests), [`response`] (assertions), [`fixtures`]
+//! (accounts, providers and models, pipelines, bots, the http_bot turn rig), [`mcp`] (an MCP
+//! client), [`query`] (query strings and catalog methods), [`schema`] (walking OpenAPI
+//! documents), a fake OpenAI upstream, a TCP chaos proxy and the storage back ends.
 
 mod backend;
 mod chaos;
 mod client;
 mod fake_openai;
-mod fixtures;
-pub mod runtime_rig;
+pub mod fixtures;
+pub mod mcp;
+pub mod query;
+mod response;
+pub mod schema;
+mod spawn;
 
-pub use backend::test_store;
-pub use chaos::ChaosProxy;
-pub use client::{Response, TestApp};
+pub use backend::{redis_pass, test_store};
+pub use chaos::{host_port, ChaosProxy};
+pub use client::Cred;
 pub use fake_openai::{
     content_chunk, embedding_of, finish_chunk, openai_error, role_chunk, tool_call_chunk,
     usage_chunk, FakeOpenAi, Route,
 };
-pub use fixtures::{Member, OWNER_EMAIL, PASSWORD};
-
-use langbot::config::Settings;
-
-/// Spawns the app on the configured back ends with default settings.
-pub async fn spawn_app() -> TestApp {
-    spawn_app_with(|_| {}).await
-}
-
-/// Spawns the app after `configure` adjusted its settings.
-pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
-    TestApp::spawn(configure).await
-}
+pub use fixtures::{Instance, Member, OWNER_EMAIL, PASSWORD};
+pub use response::{error_fields, Response};
+pub use spawn::{spawn_app, spawn_app_with, TestApp};

@@ -171,8 +171,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Monitoring records as CSV
-         * @description `type` (messages, llm_calls, tool_calls, embedding_calls, errors, sessions; default messages) and `limit` (1 to 50000, the default) beside the list filters; a header row, then one row per record, newest first.
+         * Monitoring records as a CSV or NDJSON file
+         * @description `type` (messages, llm_calls, tool_calls, embedding_calls, errors, sessions; default messages), `format` (csv, the default, or ndjson) and `limit` (1 to 50000; without it, every matching record) beside the list filters. CSV has a header row, then one row per record; NDJSON one JSON object per line; newest first. Streamed page by page.
          */
         get: operations["export_monitoring"];
         put?: never;
@@ -473,6 +473,26 @@ export interface paths {
          * @description Each call is a fresh session; recorded in monitoring in `debug` mode.
          */
         post: operations["run_pipeline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pipelines/{pipeline_uuid}/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Debug chat with a pipeline over a WebSocket
+         * @description Text frames: send `{"type":"message","message":"…"}` (or a message chain), `ping` or `disconnect`; receive `connected`, then per message `chunk` frames as the reply streams and a final `response` frame with the execution id.
+         */
+        get: operations["pipeline_debug_chat"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3865,6 +3885,7 @@ export interface operations {
                 /** @description Time-series buckets of token-statistics (`hour` by default). */
                 bucket?: "hour" | "day";
                 type?: "messages" | "llm_calls" | "tool_calls" | "embedding_calls" | "sessions" | "errors";
+                format?: "csv" | "ndjson";
                 limit?: number;
             };
             header?: never;
@@ -3873,13 +3894,68 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description CSV, as an attachment */
+            /** @description The file, as an attachment, streamed */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/x-ndjson": string;
                     "text/csv": string;
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3972,13 +4048,76 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description SSE frames */
+            /** @description A `text/event-stream`: one JSON object per `data:` frame */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5421,6 +5560,80 @@ export interface operations {
             };
             /** @description Error: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    pipeline_debug_chat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipeline_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: a WebSocket of JSON text frames. Authenticate with the session token in `Authorization`, `?token=`, or a first `{"type":"authenticate","token":…}` frame. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

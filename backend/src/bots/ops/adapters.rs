@@ -6,7 +6,7 @@ use utoipa::IntoParams;
 use crate::access::RequestCtx;
 use crate::bots::adapters;
 use crate::bots::dto::{AdapterEnvelope, AdapterList};
-use crate::catalog::{Access, Input, Method, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -20,18 +20,9 @@ pub struct AdapterPath {
 pub struct ListAdapters;
 
 impl Operation for ListAdapters {
-    const META: OpMeta = OpMeta {
-        id: "list_adapters",
-        method: Method::Get,
-        path: "/platform/adapters",
-        summary: "The adapters bots can use, with their config schemas",
-        description: "",
-        tag: "bots",
-        access: Access::Workspace,
-        permission: None,
-        errors: &[],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::get("list_adapters", "/platform/adapters")
+        .tag("bots")
+        .summary("The adapters bots can use, with their config schemas");
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -51,18 +42,9 @@ impl Operation for ListAdapters {
 pub struct GetAdapter;
 
 impl Operation for GetAdapter {
-    const META: OpMeta = OpMeta {
-        id: "get_adapter",
-        method: Method::Get,
-        path: "/platform/adapters/{adapter_name}",
-        summary: "One adapter",
-        description: "",
-        tag: "bots",
-        access: Access::Workspace,
-        permission: None,
-        errors: &[],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::get("get_adapter", "/platform/adapters/{adapter_name}")
+        .tag("bots")
+        .summary("One adapter");
     type Path = AdapterPath;
     type Query = NoParams;
     type Body = NoBody;

@@ -2,36 +2,14 @@
 
 use super::BotPath;
 use crate::access::{Permission, RequestCtx};
-use crate::bots::dto::{BotDetail, BotEnvelope, BotList, CreateBot, RuntimeValues, UpdateBot};
-use crate::bots::service;
-use crate::catalog::{
-    Access, Input, McpTool, Method, NoBody, NoParams, Null, OpMeta, Operation, PageQuery,
+use crate::bots::dto::{
+    BotDetail, BotEnvelope, BotList, CreateBotBody, RuntimeValues, UpdateBotBody,
 };
+use crate::bots::service;
+use crate::catalog::{Input, McpTool, NoBody, NoParams, Null, OpMeta, Operation, PageQuery};
 use crate::error::ApiResult;
 use crate::providers::dto::Created;
 use crate::state::AppState;
-
-const fn meta(
-    id: &'static str,
-    method: Method,
-    path: &'static str,
-    summary: &'static str,
-    permission: Permission,
-    mcp: McpTool,
-) -> OpMeta {
-    OpMeta {
-        id,
-        method,
-        path,
-        summary,
-        description: "",
-        tag: "bots",
-        access: Access::Workspace,
-        permission: Some(permission),
-        errors: &[],
-        mcp: Some(mcp),
-    }
-}
 
 const BOT_DATA: McpTool = McpTool {
     body_arg: Some("bot_data"),
@@ -42,14 +20,11 @@ const BOT_DATA: McpTool = McpTool {
 pub struct ListBots;
 
 impl Operation for ListBots {
-    const META: OpMeta = meta(
-        "list_bots",
-        Method::Get,
-        "/platform/bots",
-        "The Workspace's bots",
-        Permission::ResourceView,
-        McpTool::FLAT,
-    );
+    const META: OpMeta = OpMeta::get("list_bots", "/platform/bots")
+        .tag("bots")
+        .summary("The Workspace's bots")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = PageQuery;
     type Body = NoBody;
@@ -76,14 +51,11 @@ impl Operation for ListBots {
 pub struct GetBot;
 
 impl Operation for GetBot {
-    const META: OpMeta = meta(
-        "get_bot",
-        Method::Get,
-        "/platform/bots/{bot_uuid}",
-        "One bot",
-        Permission::ResourceView,
-        McpTool::FLAT,
-    );
+    const META: OpMeta = OpMeta::get("get_bot", "/platform/bots/{bot_uuid}")
+        .tag("bots")
+        .summary("One bot")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT);
     type Path = BotPath;
     type Query = NoParams;
     type Body = NoBody;
@@ -110,57 +82,50 @@ impl Operation for GetBot {
     }
 }
 
-pub struct CreateBotOp;
+pub struct CreateBot;
 
-impl Operation for CreateBotOp {
-    const META: OpMeta = OpMeta {
-        description:
-            "Without routes (omitted, null or []), two default routes target the default pipeline, \
-                      else the oldest pipeline, else a new default pipeline.",
-        ..meta(
-            "create_bot",
-            Method::Post,
-            "/platform/bots",
-            "Create a bot",
-            Permission::ResourceManage,
-            BOT_DATA,
-        )
-    };
+impl Operation for CreateBot {
+    const META: OpMeta = OpMeta::post("create_bot", "/platform/bots")
+        .tag("bots")
+        .summary("Create a bot")
+        .description("Without routes (omitted, null or []), two default routes target the default pipeline, \
+                      else the oldest pipeline, else a new default pipeline.")
+        .permission(Permission::ResourceManage)
+        .mcp(BOT_DATA);
     type Path = NoParams;
     type Query = NoParams;
-    type Body = CreateBot;
+    type Body = CreateBotBody;
     type Output = Created;
 
     async fn run(
         state: &AppState,
         ctx: &RequestCtx,
-        input: Input<NoParams, NoParams, CreateBot>,
+        input: Input<NoParams, NoParams, CreateBotBody>,
     ) -> ApiResult<Created> {
         let row = service::create(&state.db, ctx.workspace()?, input.body).await?;
         Ok(Created { uuid: row.uuid })
     }
 }
 
-pub struct UpdateBotOp;
+pub struct UpdateBot;
 
-impl Operation for UpdateBotOp {
-    const META: OpMeta = meta(
-        "update_bot",
-        Method::Put,
-        "/platform/bots/{bot_uuid}",
-        "Update a bot (`***` keeps stored secrets; routes unchanged unless a list is given)",
-        Permission::ResourceManage,
-        BOT_DATA,
-    );
+impl Operation for UpdateBot {
+    const META: OpMeta = OpMeta::put("update_bot", "/platform/bots/{bot_uuid}")
+        .tag("bots")
+        .summary(
+            "Update a bot (`***` keeps stored secrets; routes unchanged unless a list is given)",
+        )
+        .permission(Permission::ResourceManage)
+        .mcp(BOT_DATA);
     type Path = BotPath;
     type Query = NoParams;
-    type Body = UpdateBot;
+    type Body = UpdateBotBody;
     type Output = Null;
 
     async fn run(
         state: &AppState,
         ctx: &RequestCtx,
-        input: Input<BotPath, NoParams, UpdateBot>,
+        input: Input<BotPath, NoParams, UpdateBotBody>,
     ) -> ApiResult<Null> {
         service::update(
             &state.db,
@@ -176,14 +141,11 @@ impl Operation for UpdateBotOp {
 pub struct DeleteBot;
 
 impl Operation for DeleteBot {
-    const META: OpMeta = meta(
-        "delete_bot",
-        Method::Delete,
-        "/platform/bots/{bot_uuid}",
-        "Delete a bot",
-        Permission::ResourceManage,
-        McpTool::FLAT,
-    );
+    const META: OpMeta = OpMeta::delete("delete_bot", "/platform/bots/{bot_uuid}")
+        .tag("bots")
+        .summary("Delete a bot")
+        .permission(Permission::ResourceManage)
+        .mcp(McpTool::FLAT);
     type Path = BotPath;
     type Query = NoParams;
     type Body = NoBody;

@@ -9,25 +9,21 @@ use crate::bots::dto::{DryRunRequest, DryRunResult, DryRunTarget};
 use crate::bots::engine;
 use crate::bots::routes::{self, TargetType};
 use crate::bots::service;
-use crate::catalog::{Access, Input, Method, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, NoParams, OpMeta, Operation};
 use crate::error::ApiResult;
 use crate::state::AppState;
 
-pub struct DryRunRoutes;
+pub struct DryRunBotEventRoute;
 
-impl Operation for DryRunRoutes {
-    const META: OpMeta = OpMeta {
-        id: "dry_run_bot_event_route",
-        method: Method::Post,
-        path: "/platform/bots/{bot_uuid}/event-routes/dry-run",
-        summary: "Which route an event would take, with per-route diagnostics",
-        description: "Uses the saved routes, or `event_bindings` as a draft. Nothing runs.",
-        tag: "bots",
-        access: Access::Workspace,
-        permission: Some(Permission::ResourceView),
-        errors: &[],
-        mcp: None,
-    };
+impl Operation for DryRunBotEventRoute {
+    const META: OpMeta = OpMeta::post(
+        "dry_run_bot_event_route",
+        "/platform/bots/{bot_uuid}/event-routes/dry-run",
+    )
+    .tag("bots")
+    .summary("Which route an event would take, with per-route diagnostics")
+    .description("Uses the saved routes, or `event_bindings` as a draft. Nothing runs.")
+    .permission(Permission::ResourceView);
     type Path = BotPath;
     type Query = NoParams;
     type Body = DryRunRequest;

@@ -5,8 +5,8 @@ mod bots;
 mod dry_run;
 
 pub use adapters::{GetAdapter, ListAdapters};
-pub use bots::{CreateBotOp, DeleteBot, GetBot, ListBots, UpdateBotOp};
-pub use dry_run::DryRunRoutes;
+pub use bots::{CreateBot, DeleteBot, GetBot, ListBots, UpdateBot};
+pub use dry_run::DryRunBotEventRoute;
 
 use serde::Deserialize;
 use utoipa::IntoParams;

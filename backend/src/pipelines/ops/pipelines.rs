@@ -2,42 +2,17 @@
 
 use super::PipelinePath;
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{
-    Access, Input, McpTool, Method, NoBody, NoParams, Null, OpMeta, Operation, PageQuery,
-};
+use crate::catalog::{Input, McpTool, NoBody, NoParams, Null, OpMeta, Operation, PageQuery};
 use crate::error::{ApiResult, ErrorCode};
 use crate::pipelines::dto::{
-    CreatePipeline, DeletePipelineQuery, PipelineDeleted, PipelineEnvelope, PipelineList,
-    PipelineListQuery, UpdatePipeline,
+    CreatePipelineBody, DeletePipelineQuery, PipelineDeleted, PipelineEnvelope, PipelineList,
+    PipelineListQuery, UpdatePipelineBody,
 };
 use crate::pipelines::metadata::{self, PipelineMetadata};
 use crate::pipelines::service;
 use crate::providers::dto::Created;
 use crate::providers::requesters::ModelKind;
 use crate::state::AppState;
-
-const fn meta(
-    id: &'static str,
-    method: Method,
-    path: &'static str,
-    summary: &'static str,
-    permission: Option<Permission>,
-    errors: &'static [ErrorCode],
-    mcp: Option<McpTool>,
-) -> OpMeta {
-    OpMeta {
-        id,
-        method,
-        path,
-        summary,
-        description: "",
-        tag: "pipelines",
-        access: Access::Workspace,
-        permission,
-        errors,
-        mcp,
-    }
-}
 
 const PIPELINE_DATA: McpTool = McpTool {
     body_arg: Some("pipeline_data"),
@@ -48,15 +23,11 @@ const PIPELINE_DATA: McpTool = McpTool {
 pub struct ListPipelines;
 
 impl Operation for ListPipelines {
-    const META: OpMeta = meta(
-        "list_pipelines",
-        Method::Get,
-        "/pipelines",
-        "The Workspace's pipelines",
-        Some(Permission::ResourceView),
-        &[],
-        Some(McpTool::FLAT),
-    );
+    const META: OpMeta = OpMeta::get("list_pipelines", "/pipelines")
+        .tag("pipelines")
+        .summary("The Workspace's pipelines")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = PipelineListQuery;
     type Body = NoBody;
@@ -90,15 +61,11 @@ impl Operation for ListPipelines {
 pub struct GetPipelineMetadata;
 
 impl Operation for GetPipelineMetadata {
-    const META: OpMeta = meta(
-        "get_pipeline_metadata",
-        Method::Get,
-        "/pipelines/_/metadata",
-        "The pipeline config form: sections, stages, items with types, defaults and options",
-        None,
-        &[],
-        None,
-    );
+    const META: OpMeta = OpMeta::get("get_pipeline_metadata", "/pipelines/_/metadata")
+        .tag("pipelines")
+        .summary(
+            "The pipeline config form: sections, stages, items with types, defaults and options",
+        );
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -120,15 +87,11 @@ impl Operation for GetPipelineMetadata {
 pub struct GetPipeline;
 
 impl Operation for GetPipeline {
-    const META: OpMeta = meta(
-        "get_pipeline",
-        Method::Get,
-        "/pipelines/{pipeline_uuid}",
-        "One pipeline",
-        Some(Permission::ResourceView),
-        &[],
-        Some(McpTool::FLAT),
-    );
+    const META: OpMeta = OpMeta::get("get_pipeline", "/pipelines/{pipeline_uuid}")
+        .tag("pipelines")
+        .summary("One pipeline")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT);
     type Path = PipelinePath;
     type Query = NoParams;
     type Body = NoBody;
@@ -146,62 +109,51 @@ impl Operation for GetPipeline {
     }
 }
 
-pub struct CreatePipelineOp;
+pub struct CreatePipeline;
 
-impl Operation for CreatePipelineOp {
-    const META: OpMeta = OpMeta {
-        description: "Without `config`, the template (its model preset to the starred model); omitted sections \
-                      come from the template. `is_default: true` while a default exists is 409.",
-        ..meta(
-            "create_pipeline",
-            Method::Post,
-            "/pipelines",
-            "Create a pipeline",
-            Some(Permission::ResourceManage),
-            &[ErrorCode::DefaultPipelineExists],
-            Some(PIPELINE_DATA),
-        )
-    };
+impl Operation for CreatePipeline {
+    const META: OpMeta = OpMeta::post("create_pipeline", "/pipelines")
+        .tag("pipelines")
+        .summary("Create a pipeline")
+        .description("Without `config`, the template (its model preset to the starred model); omitted sections \
+                      come from the template. `is_default: true` while a default exists is 409.")
+        .permission(Permission::ResourceManage)
+        .errors(&[ErrorCode::DefaultPipelineExists])
+        .mcp(PIPELINE_DATA);
     type Path = NoParams;
     type Query = NoParams;
-    type Body = CreatePipeline;
+    type Body = CreatePipelineBody;
     type Output = Created;
 
     async fn run(
         state: &AppState,
         ctx: &RequestCtx,
-        input: Input<NoParams, NoParams, CreatePipeline>,
+        input: Input<NoParams, NoParams, CreatePipelineBody>,
     ) -> ApiResult<Created> {
         let row = service::create(&state.db, ctx.workspace()?, input.body).await?;
         Ok(Created { uuid: row.uuid })
     }
 }
 
-pub struct UpdatePipelineOp;
+pub struct UpdatePipeline;
 
-impl Operation for UpdatePipelineOp {
-    const META: OpMeta = OpMeta {
-        description: "Config sections supplied replace the stored ones in full; omitted sections are kept. The \
-                      merged config is validated (field errors name the config path).",
-        ..meta(
-            "update_pipeline",
-            Method::Put,
-            "/pipelines/{pipeline_uuid}",
-            "Update a pipeline",
-            Some(Permission::ResourceManage),
-            &[],
-            Some(PIPELINE_DATA),
-        )
-    };
+impl Operation for UpdatePipeline {
+    const META: OpMeta = OpMeta::put("update_pipeline", "/pipelines/{pipeline_uuid}")
+        .tag("pipelines")
+        .summary("Update a pipeline")
+        .description("Config sections supplied replace the stored ones in full; omitted sections are kept. The \
+                      merged config is validated (field errors name the config path).")
+        .permission(Permission::ResourceManage)
+        .mcp(PIPELINE_DATA);
     type Path = PipelinePath;
     type Query = NoParams;
-    type Body = UpdatePipeline;
+    type Body = UpdatePipelineBody;
     type Output = Null;
 
     async fn run(
         state: &AppState,
         ctx: &RequestCtx,
-        input: Input<PipelinePath, NoParams, UpdatePipeline>,
+        input: Input<PipelinePath, NoParams, UpdatePipelineBody>,
     ) -> ApiResult<Null> {
         service::update(
             &state.db,
@@ -214,23 +166,19 @@ impl Operation for UpdatePipelineOp {
     }
 }
 
-pub struct DeletePipelineOp;
+pub struct DeletePipeline;
 
-impl Operation for DeletePipelineOp {
-    const META: OpMeta = OpMeta {
-        description:
+impl Operation for DeletePipeline {
+    const META: OpMeta = OpMeta::delete("delete_pipeline", "/pipelines/{pipeline_uuid}")
+        .tag("pipelines")
+        .summary("Delete a pipeline")
+        .description(
             "While bot routes target the pipeline: 409 `pipeline_in_use` listing them; with \
                       `cascade=true` those routes are removed in the same transaction.",
-        ..meta(
-            "delete_pipeline",
-            Method::Delete,
-            "/pipelines/{pipeline_uuid}",
-            "Delete a pipeline",
-            Some(Permission::ResourceManage),
-            &[ErrorCode::PipelineInUse],
-            Some(McpTool::FLAT),
         )
-    };
+        .permission(Permission::ResourceManage)
+        .errors(&[ErrorCode::PipelineInUse])
+        .mcp(McpTool::FLAT);
     type Path = PipelinePath;
     type Query = DeletePipelineQuery;
     type Body = NoBody;
@@ -256,15 +204,10 @@ impl Operation for DeletePipelineOp {
 pub struct CopyPipeline;
 
 impl Operation for CopyPipeline {
-    const META: OpMeta = meta(
-        "copy_pipeline",
-        Method::Post,
-        "/pipelines/{pipeline_uuid}/copy",
-        "Copy a pipeline",
-        Some(Permission::ResourceManage),
-        &[],
-        None,
-    );
+    const META: OpMeta = OpMeta::post("copy_pipeline", "/pipelines/{pipeline_uuid}/copy")
+        .tag("pipelines")
+        .summary("Copy a pipeline")
+        .permission(Permission::ResourceManage);
     type Path = PipelinePath;
     type Query = NoParams;
     type Body = NoBody;
@@ -283,15 +226,10 @@ impl Operation for CopyPipeline {
 pub struct SetDefaultPipeline;
 
 impl Operation for SetDefaultPipeline {
-    const META: OpMeta = meta(
-        "set_default_pipeline",
-        Method::Put,
-        "/pipelines/{pipeline_uuid}/default",
-        "Make this the Workspace's default pipeline",
-        Some(Permission::ResourceManage),
-        &[],
-        None,
-    );
+    const META: OpMeta = OpMeta::put("set_default_pipeline", "/pipelines/{pipeline_uuid}/default")
+        .tag("pipelines")
+        .summary("Make this the Workspace's default pipeline")
+        .permission(Permission::ResourceManage);
     type Path = PipelinePath;
     type Query = NoParams;
     type Body = NoBody;

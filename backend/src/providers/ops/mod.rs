@@ -7,7 +7,8 @@ mod starred;
 
 pub use models::*;
 pub use providers::{
-    CreateProviderOp, DeleteProvider, GetProvider, ListProviders, UpdateProviderOp,
+    CreateModelProvider, DeleteModelProvider, GetModelProvider, ListModelProviders,
+    UpdateModelProvider,
 };
 pub use requesters::{GetRequester, ListRequesters};
 pub use starred::{GetDefaultModel, GetStarredModel, SetStarredModel};

@@ -5,9 +5,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{
-    Access, Input, McpTool, Method, NoParams, Null, OpMeta, Operation, PageQuery,
-};
+use crate::catalog::{Input, McpTool, NoParams, Null, OpMeta, Operation, PageQuery};
 use crate::error::{ApiResult, ErrorCode};
 use crate::providers::dto::{
     Created, ModelEnvelope, ModelInput, ModelList, ModelListQuery, SecretQuery, TestModelInput,
@@ -22,29 +20,6 @@ use crate::state::AppState;
 #[into_params(parameter_in = Path)]
 pub struct ModelPath {
     pub model_uuid: Uuid,
-}
-
-const fn meta(
-    id: &'static str,
-    method: Method,
-    path: &'static str,
-    summary: &'static str,
-    permission: Permission,
-    errors: &'static [ErrorCode],
-    mcp: Option<McpTool>,
-) -> OpMeta {
-    OpMeta {
-        id,
-        method,
-        path,
-        summary,
-        description: "",
-        tag: "models",
-        access: Access::Workspace,
-        permission: Some(permission),
-        errors,
-        mcp,
-    }
 }
 
 async fn list(
@@ -137,19 +112,18 @@ macro_rules! model_ops {
         pub struct $List;
 
         impl Operation for $List {
-            const META: OpMeta = meta(
+            const META: OpMeta = OpMeta::get(
                 concat!("list_", $k, "_models"),
-                Method::Get,
                 concat!("/provider/models/", $k),
-                concat!(
-                    "The Workspace's ",
-                    $k,
-                    " models (filter with provider_uuid)"
-                ),
-                Permission::ResourceView,
-                &[],
-                $list_mcp,
-            );
+            )
+            .tag("models")
+            .summary(concat!(
+                "The Workspace's ",
+                $k,
+                " models (filter with provider_uuid)"
+            ))
+            .permission(Permission::ResourceView)
+            .mcp_if($list_mcp);
             type Path = NoParams;
             type Query = ModelListQuery;
             type Body = crate::catalog::NoBody;
@@ -167,15 +141,14 @@ macro_rules! model_ops {
         pub struct $Get;
 
         impl Operation for $Get {
-            const META: OpMeta = meta(
+            const META: OpMeta = OpMeta::get(
                 concat!("get_", $k, "_model"),
-                Method::Get,
                 concat!("/provider/models/", $k, "/{model_uuid}"),
-                concat!("One ", $k, " model"),
-                Permission::ResourceView,
-                &[],
-                $get_mcp,
-            );
+            )
+            .tag("models")
+            .summary(concat!("One ", $k, " model"))
+            .permission(Permission::ResourceView)
+            .mcp_if($get_mcp);
             type Path = ModelPath;
             type Query = SecretQuery;
             type Body = crate::catalog::NoBody;
@@ -200,15 +173,13 @@ macro_rules! model_ops {
         pub struct $Create;
 
         impl Operation for $Create {
-            const META: OpMeta = meta(
+            const META: OpMeta = OpMeta::post(
                 concat!("create_", $k, "_model"),
-                Method::Post,
                 concat!("/provider/models/", $k),
-                concat!("Create a ", $k, " model"),
-                Permission::ProviderSecretManage,
-                &[],
-                None,
-            );
+            )
+            .tag("models")
+            .summary(concat!("Create a ", $k, " model"))
+            .permission(Permission::ProviderSecretManage);
             type Path = NoParams;
             type Query = NoParams;
             type Body = ModelInput;
@@ -227,15 +198,13 @@ macro_rules! model_ops {
         pub struct $Update;
 
         impl Operation for $Update {
-            const META: OpMeta = meta(
+            const META: OpMeta = OpMeta::put(
                 concat!("update_", $k, "_model"),
-                Method::Put,
                 concat!("/provider/models/", $k, "/{model_uuid}"),
-                concat!("Update a ", $k, " model"),
-                Permission::ProviderSecretManage,
-                &[],
-                None,
-            );
+            )
+            .tag("models")
+            .summary(concat!("Update a ", $k, " model"))
+            .permission(Permission::ProviderSecretManage);
             type Path = ModelPath;
             type Query = NoParams;
             type Body = ModelInput;
@@ -261,15 +230,13 @@ macro_rules! model_ops {
         pub struct $Delete;
 
         impl Operation for $Delete {
-            const META: OpMeta = meta(
+            const META: OpMeta = OpMeta::delete(
                 concat!("delete_", $k, "_model"),
-                Method::Delete,
                 concat!("/provider/models/", $k, "/{model_uuid}"),
-                concat!("Delete a ", $k, " model (a star on it is cleared)"),
-                Permission::ResourceManage,
-                &[],
-                None,
-            );
+            )
+            .tag("models")
+            .summary(concat!("Delete a ", $k, " model (a star on it is cleared)"))
+            .permission(Permission::ResourceManage);
             type Path = ModelPath;
             type Query = NoParams;
             type Body = crate::catalog::NoBody;
@@ -288,19 +255,18 @@ macro_rules! model_ops {
         pub struct $Test;
 
         impl Operation for $Test {
-            const META: OpMeta = meta(
+            const META: OpMeta = OpMeta::post(
                 concat!("test_", $k, "_model"),
-                Method::Post,
                 concat!("/provider/models/", $k, "/{model_uuid}/test"),
-                concat!(
-                    "Call the ",
-                    $k,
-                    " model once through its provider; answers the latency"
-                ),
-                Permission::ProviderSecretManage,
-                &[ErrorCode::ModelTestFailed],
-                None,
-            );
+            )
+            .tag("models")
+            .summary(concat!(
+                "Call the ",
+                $k,
+                " model once through its provider; answers the latency"
+            ))
+            .permission(Permission::ProviderSecretManage)
+            .errors(&[ErrorCode::ModelTestFailed]);
             type Path = ModelPath;
             type Query = NoParams;
             type Body = TestModelInput;

@@ -5,9 +5,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{
-    Access, Input, McpTool, Method, NoBody, NoParams, Null, OpMeta, Operation, PageQuery,
-};
+use crate::catalog::{Input, McpTool, NoBody, NoParams, Null, OpMeta, Operation, PageQuery};
 use crate::error::{ApiResult, ErrorCode};
 use crate::providers::dto::{
     CascadeQuery, CreateProvider, Created, DeleteReport, ProviderEnvelope, ProviderList,
@@ -23,41 +21,14 @@ pub struct ProviderPath {
     pub provider_uuid: Uuid,
 }
 
-const fn meta(
-    id: &'static str,
-    method: Method,
-    path: &'static str,
-    summary: &'static str,
-    permission: Permission,
-    errors: &'static [ErrorCode],
-    mcp: Option<McpTool>,
-) -> OpMeta {
-    OpMeta {
-        id,
-        method,
-        path,
-        summary,
-        description: "",
-        tag: "providers",
-        access: Access::Workspace,
-        permission: Some(permission),
-        errors,
-        mcp,
-    }
-}
+pub struct ListModelProviders;
 
-pub struct ListProviders;
-
-impl Operation for ListProviders {
-    const META: OpMeta = meta(
-        "list_model_providers",
-        Method::Get,
-        "/provider/providers",
-        "Model providers with their model counts (secrets masked without provider_secret.manage)",
-        Permission::ResourceView,
-        &[],
-        Some(McpTool::FLAT),
-    );
+impl Operation for ListModelProviders {
+    const META: OpMeta = OpMeta::get("list_model_providers", "/provider/providers")
+        .tag("providers")
+        .summary("Model providers with their model counts (secrets masked without provider_secret.manage)")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = ProviderListQuery;
     type Body = NoBody;
@@ -89,18 +60,13 @@ impl Operation for ListProviders {
     }
 }
 
-pub struct GetProvider;
+pub struct GetModelProvider;
 
-impl Operation for GetProvider {
-    const META: OpMeta = meta(
-        "get_model_provider",
-        Method::Get,
-        "/provider/providers/{provider_uuid}",
-        "One model provider",
-        Permission::ResourceView,
-        &[],
-        None,
-    );
+impl Operation for GetModelProvider {
+    const META: OpMeta = OpMeta::get("get_model_provider", "/provider/providers/{provider_uuid}")
+        .tag("providers")
+        .summary("One model provider")
+        .permission(Permission::ResourceView);
     type Path = ProviderPath;
     type Query = SecretQuery;
     type Body = NoBody;
@@ -128,18 +94,13 @@ impl Operation for GetProvider {
     }
 }
 
-pub struct CreateProviderOp;
+pub struct CreateModelProvider;
 
-impl Operation for CreateProviderOp {
-    const META: OpMeta = meta(
-        "create_model_provider",
-        Method::Post,
-        "/provider/providers",
-        "Create a model provider",
-        Permission::ProviderSecretManage,
-        &[],
-        None,
-    );
+impl Operation for CreateModelProvider {
+    const META: OpMeta = OpMeta::post("create_model_provider", "/provider/providers")
+        .tag("providers")
+        .summary("Create a model provider")
+        .permission(Permission::ProviderSecretManage);
     type Path = NoParams;
     type Query = NoParams;
     type Body = CreateProvider;
@@ -155,18 +116,16 @@ impl Operation for CreateProviderOp {
     }
 }
 
-pub struct UpdateProviderOp;
+pub struct UpdateModelProvider;
 
-impl Operation for UpdateProviderOp {
-    const META: OpMeta = meta(
+impl Operation for UpdateModelProvider {
+    const META: OpMeta = OpMeta::put(
         "update_model_provider",
-        Method::Put,
         "/provider/providers/{provider_uuid}",
-        "Update a model provider (`***` keys keep the stored ones)",
-        Permission::ProviderSecretManage,
-        &[],
-        None,
-    );
+    )
+    .tag("providers")
+    .summary("Update a model provider (`***` keys keep the stored ones)")
+    .permission(Permission::ProviderSecretManage);
     type Path = ProviderPath;
     type Query = NoParams;
     type Body = UpdateProvider;
@@ -188,23 +147,17 @@ impl Operation for UpdateProviderOp {
     }
 }
 
-pub struct DeleteProvider;
+pub struct DeleteModelProvider;
 
-impl Operation for DeleteProvider {
-    const META: OpMeta = OpMeta {
-        description: "Without `cascade=true`, refuses with 409 `provider_has_models` while the provider has models. \
+impl Operation for DeleteModelProvider {
+    const META: OpMeta = OpMeta::delete("delete_model_provider", "/provider/providers/{provider_uuid}")
+        .tag("providers")
+        .summary("Delete a model provider (optionally with all its models)")
+        .description("Without `cascade=true`, refuses with 409 `provider_has_models` while the provider has models. \
                       With it, deletes the provider and all its models in one transaction and clears the starred \
-                      model if it was one of them.",
-        ..meta(
-            "delete_model_provider",
-            Method::Delete,
-            "/provider/providers/{provider_uuid}",
-            "Delete a model provider (optionally with all its models)",
-            Permission::ResourceManage,
-            &[ErrorCode::ProviderHasModels],
-            None,
-        )
-    };
+                      model if it was one of them.")
+        .permission(Permission::ResourceManage)
+        .errors(&[ErrorCode::ProviderHasModels]);
     type Path = ProviderPath;
     type Query = CascadeQuery;
     type Body = NoBody;

@@ -4,7 +4,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::access::RequestCtx;
-use crate::catalog::{Access, Input, Method, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation};
 use crate::error::{ApiError, ApiResult};
 use crate::providers::dto::{RequesterEnvelope, RequesterList, RequesterQuery};
 use crate::providers::requesters;
@@ -20,18 +20,10 @@ pub struct RequesterPath {
 pub struct ListRequesters;
 
 impl Operation for ListRequesters {
-    const META: OpMeta = OpMeta {
-        id: "list_requesters",
-        method: Method::Get,
-        path: "/provider/requesters",
-        summary: "The requesters models can be called through, with their config schemas",
-        description: "`type` filters by `support_type` (`llm`, `text-embedding`, `rerank`).",
-        tag: "providers",
-        access: Access::Workspace,
-        permission: None,
-        errors: &[],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::get("list_requesters", "/provider/requesters")
+        .tag("providers")
+        .summary("The requesters models can be called through, with their config schemas")
+        .description("`type` filters by `support_type` (`llm`, `text-embedding`, `rerank`).");
     type Path = NoParams;
     type Query = RequesterQuery;
     type Body = NoBody;
@@ -55,18 +47,9 @@ impl Operation for ListRequesters {
 pub struct GetRequester;
 
 impl Operation for GetRequester {
-    const META: OpMeta = OpMeta {
-        id: "get_requester",
-        method: Method::Get,
-        path: "/provider/requesters/{name}",
-        summary: "One requester",
-        description: "",
-        tag: "providers",
-        access: Access::Workspace,
-        permission: None,
-        errors: &[],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::get("get_requester", "/provider/requesters/{name}")
+        .tag("providers")
+        .summary("One requester");
     type Path = RequesterPath;
     type Query = NoParams;
     type Body = NoBody;

@@ -1,7 +1,7 @@
 //! The starred LLM model and the default model.
 
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{Access, Input, McpTool, Method, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, McpTool, NoBody, NoParams, OpMeta, Operation};
 use crate::error::ApiResult;
 use crate::providers::dto::StarredModel;
 use crate::providers::models;
@@ -10,18 +10,11 @@ use crate::state::AppState;
 pub struct GetStarredModel;
 
 impl Operation for GetStarredModel {
-    const META: OpMeta = OpMeta {
-        id: "get_starred_model",
-        method: Method::Get,
-        path: "/provider/models/llm/_/starred",
-        summary: "The Workspace's starred LLM model",
-        description: "",
-        tag: "models",
-        access: Access::Workspace,
-        permission: Some(Permission::ResourceView),
-        errors: &[],
-        mcp: Some(McpTool::FLAT),
-    };
+    const META: OpMeta = OpMeta::get("get_starred_model", "/provider/models/llm/_/starred")
+        .tag("models")
+        .summary("The Workspace's starred LLM model")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -41,22 +34,16 @@ impl Operation for GetStarredModel {
 pub struct SetStarredModel;
 
 impl Operation for SetStarredModel {
-    const META: OpMeta = OpMeta {
-        id: "set_starred_model",
-        method: Method::Put,
-        path: "/provider/models/llm/_/starred",
-        summary: "Star an LLM model of this Workspace (null clears)",
-        description: "Only this Workspace's LLM models can be starred; anything else is a 400.",
-        tag: "models",
-        access: Access::Workspace,
-        permission: Some(Permission::ProviderSecretManage),
-        errors: &[],
-        mcp: Some(McpTool {
+    const META: OpMeta = OpMeta::put("set_starred_model", "/provider/models/llm/_/starred")
+        .tag("models")
+        .summary("Star an LLM model of this Workspace (null clears)")
+        .description("Only this Workspace's LLM models can be starred; anything else is a 400.")
+        .permission(Permission::ProviderSecretManage)
+        .mcp(McpTool {
             body_arg: None,
             renames: &[("model_uuid", "uuid")],
             query_args: &[],
-        }),
-    };
+        });
     type Path = NoParams;
     type Query = NoParams;
     type Body = StarredModel;
@@ -76,18 +63,11 @@ impl Operation for SetStarredModel {
 pub struct GetDefaultModel;
 
 impl Operation for GetDefaultModel {
-    const META: OpMeta = OpMeta {
-        id: "get_default_model",
-        method: Method::Get,
-        path: "/provider/models/llm/_/default",
-        summary: "The model new pipelines use: the starred model, else null",
-        description: "",
-        tag: "models",
-        access: Access::Workspace,
-        permission: Some(Permission::ResourceView),
-        errors: &[],
-        mcp: Some(McpTool::FLAT),
-    };
+    const META: OpMeta = OpMeta::get("get_default_model", "/provider/models/llm/_/default")
+        .tag("models")
+        .summary("The model new pipelines use: the starred model, else null")
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;

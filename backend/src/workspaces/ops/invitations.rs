@@ -6,14 +6,14 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use super::{require_selected, WorkspacePath};
-use crate::access::{Permission, RequestCtx, Role};
+use crate::access::password;
+use crate::access::{Access, Permission, RequestCtx, Role};
 use crate::accounts::service as accounts;
-use crate::catalog::{Access, Input, Method, NoBody, NoParams, OpMeta, Operation, PageQuery};
+use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation, PageQuery};
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::identity::password;
 use crate::state::AppState;
 use crate::workspaces::dto::{
-    AcceptInvitation, AcceptedInvitation, CreatedInvitation, InspectedInvitation,
+    AcceptInvitationBody, AcceptedInvitation, CreatedInvitation, InspectedInvitation,
     InvitationEnvelope, InvitationList, InvitationRequest, InvitationToken,
 };
 use crate::workspaces::{invitations, service};
@@ -30,18 +30,14 @@ pub struct InvitationPath {
 pub struct ListInvitations;
 
 impl Operation for ListInvitations {
-    const META: OpMeta = OpMeta {
-        id: "list_invitations",
-        method: Method::Get,
-        path: "/workspaces/{workspace_uuid}/invitations",
-        summary: "Pending invitations",
-        description: "",
-        tag: "workspaces",
-        access: Access::SessionWorkspace,
-        permission: Some(Permission::MemberInvite),
-        errors: &[],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::get(
+        "list_invitations",
+        "/workspaces/{workspace_uuid}/invitations",
+    )
+    .tag("workspaces")
+    .summary("Pending invitations")
+    .access(Access::SessionWorkspace)
+    .permission(Permission::MemberInvite);
     type Path = WorkspacePath;
     type Query = PageQuery;
     type Body = NoBody;
@@ -68,19 +64,18 @@ impl Operation for ListInvitations {
 pub struct CreateInvitation;
 
 impl Operation for CreateInvitation {
-    const META: OpMeta = OpMeta {
-        id: "create_invitation",
-        method: Method::Post,
-        path: "/workspaces/{workspace_uuid}/invitations",
-        summary: "Invite someone by email; answers the one-time `lbi_` token",
-        description:
-            "A pending invitation for the same email is replaced. Invitations expire after 7 days.",
-        tag: "workspaces",
-        access: Access::SessionWorkspace,
-        permission: Some(Permission::MemberInvite),
-        errors: &[ErrorCode::Conflict],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::post(
+        "create_invitation",
+        "/workspaces/{workspace_uuid}/invitations",
+    )
+    .tag("workspaces")
+    .summary("Invite someone by email; answers the one-time `lbi_` token")
+    .description(
+        "A pending invitation for the same email is replaced. Invitations expire after 7 days.",
+    )
+    .access(Access::SessionWorkspace)
+    .permission(Permission::MemberInvite)
+    .errors(&[ErrorCode::Conflict]);
     type Path = WorkspacePath;
     type Query = NoParams;
     type Body = InvitationRequest;
@@ -123,18 +118,15 @@ impl Operation for CreateInvitation {
 pub struct RevokeInvitation;
 
 impl Operation for RevokeInvitation {
-    const META: OpMeta = OpMeta {
-        id: "revoke_invitation",
-        method: Method::Delete,
-        path: "/workspaces/{workspace_uuid}/invitations/{invitation_uuid}",
-        summary: "Revoke an invitation",
-        description: "",
-        tag: "workspaces",
-        access: Access::SessionWorkspace,
-        permission: Some(Permission::MemberInvite),
-        errors: &[ErrorCode::Conflict],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::delete(
+        "revoke_invitation",
+        "/workspaces/{workspace_uuid}/invitations/{invitation_uuid}",
+    )
+    .tag("workspaces")
+    .summary("Revoke an invitation")
+    .access(Access::SessionWorkspace)
+    .permission(Permission::MemberInvite)
+    .errors(&[ErrorCode::Conflict]);
     type Path = InvitationPath;
     type Query = NoParams;
     type Body = NoBody;
@@ -158,18 +150,11 @@ impl Operation for RevokeInvitation {
 pub struct InspectInvitation;
 
 impl Operation for InspectInvitation {
-    const META: OpMeta = OpMeta {
-        id: "inspect_invitation",
-        method: Method::Post,
-        path: "/invitations/inspect",
-        summary: "What an invitation token grants",
-        description: "",
-        tag: "invitations",
-        access: Access::Public,
-        permission: None,
-        errors: &[ErrorCode::InvitationInvalid],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::post("inspect_invitation", "/invitations/inspect")
+        .tag("invitations")
+        .summary("What an invitation token grants")
+        .access(Access::Public)
+        .errors(&[ErrorCode::InvitationInvalid]);
     type Path = NoParams;
     type Query = NoParams;
     type Body = InvitationToken;
@@ -191,34 +176,28 @@ impl Operation for InspectInvitation {
 }
 
 /// `POST /invitations/accept`: by the logged-in account, or by registering a new one.
-pub struct AcceptInvitationOp;
+pub struct AcceptInvitation;
 
-impl Operation for AcceptInvitationOp {
-    const META: OpMeta = OpMeta {
-        id: "accept_invitation",
-        method: Method::Post,
-        path: "/invitations/accept",
-        summary: "Accept an invitation (logged in, or with `registration` for a new account)",
-        description: "The invitee's email must be the invited one.",
-        tag: "invitations",
-        access: Access::OptionalSession,
-        permission: None,
-        errors: &[
+impl Operation for AcceptInvitation {
+    const META: OpMeta = OpMeta::post("accept_invitation", "/invitations/accept")
+        .tag("invitations")
+        .summary("Accept an invitation (logged in, or with `registration` for a new account)")
+        .description("The invitee's email must be the invited one.")
+        .access(Access::OptionalSession)
+        .errors(&[
             ErrorCode::InvitationInvalid,
             ErrorCode::Conflict,
             ErrorCode::RateLimited,
-        ],
-        mcp: None,
-    };
+        ]);
     type Path = NoParams;
     type Query = NoParams;
-    type Body = AcceptInvitation;
+    type Body = AcceptInvitationBody;
     type Output = AcceptedInvitation;
 
     async fn run(
         state: &AppState,
         ctx: &RequestCtx,
-        input: Input<NoParams, NoParams, AcceptInvitation>,
+        input: Input<NoParams, NoParams, AcceptInvitationBody>,
     ) -> ApiResult<AcceptedInvitation> {
         let body = input.body;
         let row = invitations::find_pending(&state.db, body.token.trim()).await?;

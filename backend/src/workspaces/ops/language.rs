@@ -1,7 +1,7 @@
 //! The Workspace message language.
 
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{Access, Input, McpTool, Method, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, McpTool, NoBody, NoParams, OpMeta, Operation};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::i18n::Language;
 use crate::state::AppState;
@@ -9,21 +9,17 @@ use crate::workspaces::dto::{LanguageSetting, LanguageUpdate, LanguageValue};
 use crate::workspaces::service;
 
 /// `GET /workspaces/current/language`.
-pub struct GetLanguage;
+pub struct GetWorkspaceMessageLanguage;
 
-impl Operation for GetLanguage {
-    const META: OpMeta = OpMeta {
-        id: "get_workspace_message_language",
-        method: Method::Get,
-        path: "/workspaces/current/language",
-        summary: "The Workspace's message language and the supported ones",
-        description: "",
-        tag: "workspaces",
-        access: Access::Workspace,
-        permission: Some(Permission::WorkspaceView),
-        errors: &[],
-        mcp: Some(McpTool::FLAT),
-    };
+impl Operation for GetWorkspaceMessageLanguage {
+    const META: OpMeta = OpMeta::get(
+        "get_workspace_message_language",
+        "/workspaces/current/language",
+    )
+    .tag("workspaces")
+    .summary("The Workspace's message language and the supported ones")
+    .permission(Permission::WorkspaceView)
+    .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -43,23 +39,22 @@ impl Operation for GetLanguage {
 }
 
 /// `PUT /workspaces/current/language`.
-pub struct SetLanguage;
+pub struct SetWorkspaceMessageLanguage;
 
-impl Operation for SetLanguage {
-    const META: OpMeta = OpMeta {
-        id: "set_workspace_message_language",
-        method: Method::Put,
-        path: "/workspaces/current/language",
-        summary: "Set the Workspace's message language",
-        description:
-            "Exactly one of `en_US, zh_Hans, zh_Hant, ja_JP, es_ES, ru_RU, th_TH, vi_VN`; \
+impl Operation for SetWorkspaceMessageLanguage {
+    const META: OpMeta = OpMeta::put(
+        "set_workspace_message_language",
+        "/workspaces/current/language",
+    )
+    .tag("workspaces")
+    .summary("Set the Workspace's message language")
+    .description(
+        "Exactly one of `en_US, zh_Hans, zh_Hant, ja_JP, es_ES, ru_RU, th_TH, vi_VN`; \
                       anything else is 400 `invalid_language`.",
-        tag: "workspaces",
-        access: Access::Workspace,
-        permission: Some(Permission::WorkspaceUpdate),
-        errors: &[ErrorCode::InvalidLanguage],
-        mcp: Some(McpTool::FLAT),
-    };
+    )
+    .permission(Permission::WorkspaceUpdate)
+    .errors(&[ErrorCode::InvalidLanguage])
+    .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = NoParams;
     type Body = LanguageUpdate;
@@ -80,7 +75,7 @@ impl Operation for SetLanguage {
                 )
         })?;
         service::set_language(&state.db, ws, language).await?;
-        state.identity.invalidate(&state.store).await;
+        state.identity.invalidate().await;
         Ok(LanguageValue { language })
     }
 }

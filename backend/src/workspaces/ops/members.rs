@@ -5,8 +5,8 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use super::{require_selected, WorkspacePath};
-use crate::access::{Permission, RequestCtx};
-use crate::catalog::{Access, Input, Method, NoBody, NoParams, OpMeta, Operation, PageQuery};
+use crate::access::{Access, Permission, RequestCtx};
+use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation, PageQuery};
 use crate::error::{ApiResult, ErrorCode};
 use crate::state::AppState;
 use crate::workspaces::dto::{MemberEnvelope, MemberList, RemovedMember, RoleChange};
@@ -24,18 +24,11 @@ pub struct MemberPath {
 pub struct ListMembers;
 
 impl Operation for ListMembers {
-    const META: OpMeta = OpMeta {
-        id: "list_members",
-        method: Method::Get,
-        path: "/workspaces/{workspace_uuid}/members",
-        summary: "The Workspace's active members",
-        description: "",
-        tag: "workspaces",
-        access: Access::SessionWorkspace,
-        permission: Some(Permission::MemberView),
-        errors: &[],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::get("list_members", "/workspaces/{workspace_uuid}/members")
+        .tag("workspaces")
+        .summary("The Workspace's active members")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::MemberView);
     type Path = WorkspacePath;
     type Query = PageQuery;
     type Body = NoBody;
@@ -57,21 +50,16 @@ impl Operation for ListMembers {
 }
 
 /// `PATCH /workspaces/{workspace_uuid}/members/{account_uuid}`.
-pub struct ChangeMemberRole;
+pub struct UpdateMemberRole;
 
-impl Operation for ChangeMemberRole {
-    const META: OpMeta = OpMeta {
-        id: "update_member_role",
-        method: Method::Patch,
-        path: "/workspaces/{workspace_uuid}/members/{account_uuid}",
-        summary: "Change a member's role",
-        description: "`owner` cannot be given (403) and the owner's role cannot change (400 `last_owner_required`).",
-        tag: "workspaces",
-        access: Access::SessionWorkspace,
-        permission: Some(Permission::MemberUpdateRole),
-        errors: &[ErrorCode::LastOwnerRequired],
-        mcp: None,
-    };
+impl Operation for UpdateMemberRole {
+    const META: OpMeta = OpMeta::patch("update_member_role", "/workspaces/{workspace_uuid}/members/{account_uuid}")
+        .tag("workspaces")
+        .summary("Change a member's role")
+        .description("`owner` cannot be given (403) and the owner's role cannot change (400 `last_owner_required`).")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::MemberUpdateRole)
+        .errors(&[ErrorCode::LastOwnerRequired]);
     type Path = MemberPath;
     type Query = NoParams;
     type Body = RoleChange;
@@ -87,7 +75,7 @@ impl Operation for ChangeMemberRole {
         let member =
             service::change_role(&state.db, ws, &input.path.account_uuid, input.body.role).await?;
         // The member's API keys lose or gain effective permissions at once.
-        state.identity.invalidate(&state.store).await;
+        state.identity.invalidate().await;
         Ok(MemberEnvelope {
             member: member.into(),
         })
@@ -98,18 +86,16 @@ impl Operation for ChangeMemberRole {
 pub struct RemoveMember;
 
 impl Operation for RemoveMember {
-    const META: OpMeta = OpMeta {
-        id: "remove_member",
-        method: Method::Delete,
-        path: "/workspaces/{workspace_uuid}/members/{account_uuid}",
-        summary: "Remove a member",
-        description: "The owner cannot be removed (400 `last_owner_required`).",
-        tag: "workspaces",
-        access: Access::SessionWorkspace,
-        permission: Some(Permission::MemberRemove),
-        errors: &[ErrorCode::LastOwnerRequired],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::delete(
+        "remove_member",
+        "/workspaces/{workspace_uuid}/members/{account_uuid}",
+    )
+    .tag("workspaces")
+    .summary("Remove a member")
+    .description("The owner cannot be removed (400 `last_owner_required`).")
+    .access(Access::SessionWorkspace)
+    .permission(Permission::MemberRemove)
+    .errors(&[ErrorCode::LastOwnerRequired]);
     type Path = MemberPath;
     type Query = NoParams;
     type Body = NoBody;
@@ -123,7 +109,7 @@ impl Operation for RemoveMember {
         let ws = ctx.workspace()?;
         require_selected(ws, &input.path.workspace_uuid)?;
         service::remove_member(&state.db, ws, &input.path.account_uuid).await?;
-        state.identity.invalidate(&state.store).await;
+        state.identity.invalidate().await;
         Ok(RemovedMember {
             account_uuid: input.path.account_uuid.to_string(),
         })

@@ -6,10 +6,10 @@ mod members;
 mod workspace;
 
 pub use invitations::{
-    AcceptInvitationOp, CreateInvitation, InspectInvitation, ListInvitations, RevokeInvitation,
+    AcceptInvitation, CreateInvitation, InspectInvitation, ListInvitations, RevokeInvitation,
 };
-pub use language::{GetLanguage, SetLanguage};
-pub use members::{ChangeMemberRole, ListMembers, RemoveMember};
+pub use language::{GetWorkspaceMessageLanguage, SetWorkspaceMessageLanguage};
+pub use members::{ListMembers, RemoveMember, UpdateMemberRole};
 pub use workspace::{
     CreateWorkspace, GetCurrentWorkspace, GetWorkspace, ListWorkspaces, RenameWorkspace,
 };

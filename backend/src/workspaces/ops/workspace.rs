@@ -3,8 +3,8 @@
 use sea_orm::TransactionTrait;
 
 use super::{require_selected, WorkspacePath};
-use crate::access::{Permission, RequestCtx};
-use crate::catalog::{Access, Input, Method, NoBody, NoParams, OpMeta, Operation, PageQuery};
+use crate::access::{Access, Permission, RequestCtx};
+use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation, PageQuery};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 use crate::workspaces::dto::{
@@ -16,18 +16,10 @@ use crate::workspaces::service;
 pub struct ListWorkspaces;
 
 impl Operation for ListWorkspaces {
-    const META: OpMeta = OpMeta {
-        id: "list_workspaces",
-        method: Method::Get,
-        path: "/workspaces",
-        summary: "The Workspaces the logged-in account belongs to",
-        description: "",
-        tag: "workspaces",
-        access: Access::Account,
-        permission: None,
-        errors: &[],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::get("list_workspaces", "/workspaces")
+        .tag("workspaces")
+        .summary("The Workspaces the logged-in account belongs to")
+        .access(Access::Account);
     type Path = NoParams;
     type Query = PageQuery;
     type Body = NoBody;
@@ -51,18 +43,12 @@ impl Operation for ListWorkspaces {
 pub struct CreateWorkspace;
 
 impl Operation for CreateWorkspace {
-    const META: OpMeta = OpMeta {
-        id: "create_workspace",
-        method: Method::Post,
-        path: "/workspaces",
-        summary: "Create a Workspace owned by the caller (multi-Workspace instances only)",
-        description: "Answers 403 `edition_limit` unless `LANGBOT_MULTI_WORKSPACE` is enabled.",
-        tag: "workspaces",
-        access: Access::Account,
-        permission: None,
-        errors: &[ErrorCode::EditionLimit],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::post("create_workspace", "/workspaces")
+        .tag("workspaces")
+        .summary("Create a Workspace owned by the caller (multi-Workspace instances only)")
+        .description("Answers 403 `edition_limit` unless `LANGBOT_MULTI_WORKSPACE` is enabled.")
+        .access(Access::Account)
+        .errors(&[ErrorCode::EditionLimit]);
     type Path = NoParams;
     type Query = NoParams;
     type Body = WorkspaceName;
@@ -77,17 +63,12 @@ impl Operation for CreateWorkspace {
             return Err(ApiError::new(ErrorCode::EditionLimit)
                 .msg("This edition supports one Workspace per instance"));
         }
-        let name = input.body.name.trim();
-        if name.is_empty() {
-            return Err(
-                ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-            );
-        }
+        let name = input.body.name.as_str();
         let account = ctx.account()?;
         let txn = state.db.begin().await?;
         let ws = service::create_with_owner(&txn, name, &account.to_string()).await?;
         txn.commit().await?;
-        state.identity.invalidate(&state.store).await;
+        state.identity.invalidate().await;
         Ok(CreatedWorkspace {
             uuid: ws.uuid.clone(),
             workspace: ws.into(),
@@ -99,18 +80,12 @@ impl Operation for CreateWorkspace {
 pub struct GetCurrentWorkspace;
 
 impl Operation for GetCurrentWorkspace {
-    const META: OpMeta = OpMeta {
-        id: "get_current_workspace",
-        method: Method::Get,
-        path: "/workspaces/current",
-        summary: "The selected Workspace with the caller's membership and permissions",
-        description: "The Workspace is chosen by `X-Workspace-Id`, else the caller's first.",
-        tag: "workspaces",
-        access: Access::SessionWorkspace,
-        permission: Some(Permission::WorkspaceView),
-        errors: &[],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::get("get_current_workspace", "/workspaces/current")
+        .tag("workspaces")
+        .summary("The selected Workspace with the caller's membership and permissions")
+        .description("The Workspace is chosen by `X-Workspace-Id`, else the caller's first.")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::WorkspaceView);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -136,18 +111,11 @@ impl Operation for GetCurrentWorkspace {
 pub struct GetWorkspace;
 
 impl Operation for GetWorkspace {
-    const META: OpMeta = OpMeta {
-        id: "get_workspace",
-        method: Method::Get,
-        path: "/workspaces/{workspace_uuid}",
-        summary: "A Workspace the caller belongs to",
-        description: "",
-        tag: "workspaces",
-        access: Access::SessionWorkspace,
-        permission: Some(Permission::WorkspaceView),
-        errors: &[],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::get("get_workspace", "/workspaces/{workspace_uuid}")
+        .tag("workspaces")
+        .summary("A Workspace the caller belongs to")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::WorkspaceView);
     type Path = WorkspacePath;
     type Query = NoParams;
     type Body = NoBody;
@@ -170,18 +138,11 @@ impl Operation for GetWorkspace {
 pub struct RenameWorkspace;
 
 impl Operation for RenameWorkspace {
-    const META: OpMeta = OpMeta {
-        id: "rename_workspace",
-        method: Method::Put,
-        path: "/workspaces/{workspace_uuid}",
-        summary: "Rename a Workspace",
-        description: "",
-        tag: "workspaces",
-        access: Access::SessionWorkspace,
-        permission: Some(Permission::WorkspaceUpdate),
-        errors: &[],
-        mcp: None,
-    };
+    const META: OpMeta = OpMeta::put("rename_workspace", "/workspaces/{workspace_uuid}")
+        .tag("workspaces")
+        .summary("Rename a Workspace")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::WorkspaceUpdate);
     type Path = WorkspacePath;
     type Query = NoParams;
     type Body = WorkspaceName;
@@ -194,12 +155,7 @@ impl Operation for RenameWorkspace {
     ) -> ApiResult<WorkspaceEnvelope> {
         let ws = ctx.workspace()?;
         require_selected(ws, &input.path.workspace_uuid)?;
-        let name = input.body.name.trim();
-        if name.is_empty() {
-            return Err(
-                ApiError::invalid("The name must not be blank").field("name", "must not be blank")
-            );
-        }
+        let name = input.body.name.as_str();
         Ok(WorkspaceEnvelope {
             workspace: service::rename(&state.db, ws, name).await?.into(),
         })

@@ -1,0 +1,183 @@
+//! Type-erased operations, and the catalog: the list the application declares (in
+//! `crate::api`), from which the HTTP routes, the OpenAPI document and the MCP tools come.
+
+use std::any::TypeId;
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+
+use super::output::{Output, OutputKind};
+use super::{input, mcp, openapi, Input, NoBody, OpMeta, Operation, QueryInput};
+use crate::access::{Access, Credentials, RequestCtx};
+use crate::error::ApiResult;
+use crate::state::AppState;
+
+/// An operation with its types erased, so the catalog can be a list.
+pub trait DynOperation: Send + Sync {
+    fn meta(&self) -> &'static OpMeta;
+    /// The Rust type's own name (the naming rule ties it to the id).
+    fn type_name(&self) -> &'static str;
+    fn output_kind(&self) -> OutputKind;
+    /// Whether the operation reads a JSON body.
+    fn has_body(&self) -> bool;
+    /// The actix route running this operation.
+    fn route(&self) -> actix_web::Route;
+    /// The OpenAPI operation; referenced schemas are added to `schemas`.
+    fn openapi(&self, schemas: &mut openapi::SchemaSet) -> utoipa::openapi::path::Operation;
+    /// Runs with JSON-shaped input (used by MCP): `path`, `query` and `body` are objects.
+    fn call_json<'a>(
+        &'a self,
+        state: &'a AppState,
+        ctx: &'a RequestCtx,
+        path: Value,
+        query: Value,
+        body: Value,
+    ) -> BoxFuture<'a, ApiResult<Value>>;
+}
+
+struct Op<O>(PhantomData<O>);
+
+/// Declares `O` for the catalog list.
+pub fn op<O: Operation>() -> Box<dyn DynOperation> {
+    Box::new(Op::<O>(PhantomData))
+}
+
+/// Whether operation `O` takes a body.
+pub(super) fn has_body<O: Operation>() -> bool {
+    TypeId::of::<O::Body>() != TypeId::of::<NoBody>()
+}
+
+impl<O: Operation> DynOperation for Op<O> {
+    fn meta(&self) -> &'static OpMeta {
+        &O::META
+    }
+
+    fn type_name(&self) -> &'static str {
+        let full = std::any::type_name::<O>();
+        full.rsplit("::").next().unwrap_or(full)
+    }
+
+    fn output_kind(&self) -> OutputKind {
+        <O::Output as Output>::KIND
+    }
+
+    fn has_body(&self) -> bool {
+        has_body::<O>()
+    }
+
+    fn route(&self) -> actix_web::Route {
+        <O::Output as Output>::route::<O>()
+    }
+
+    fn openapi(&self, schemas: &mut openapi::SchemaSet) -> utoipa::openapi::path::Operation {
+        openapi::operation::<O>(schemas)
+    }
+
+    fn call_json<'a>(
+        &'a self,
+        state: &'a AppState,
+        ctx: &'a RequestCtx,
+        path: Value,
+        query: Value,
+        body: Value,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(async move {
+            let input = Input {
+                path: input::from_value::<O::Path>(path, "")?,
+                query: O::Query::from_json(query)?,
+                body: if has_body::<O>() {
+                    input::body_from_value::<O::Body>(body)?
+                } else {
+                    input::from_value::<O::Body>(Value::Null, "")?
+                },
+            };
+            O::run(state, ctx, input).await?.into_json()
+        })
+    }
+}
+
+/// The operations of the application, and what is derived from them once.
+pub struct Catalog {
+    operations: Vec<Box<dyn DynOperation>>,
+    tools: OnceLock<Vec<mcp::Tool>>,
+    document: OnceLock<bytes::Bytes>,
+}
+
+impl Catalog {
+    pub fn new(operations: Vec<Box<dyn DynOperation>>) -> Self {
+        Self {
+            operations,
+            tools: OnceLock::new(),
+            document: OnceLock::new(),
+        }
+    }
+
+    /// Every operation, in declaration order.
+    pub fn operations(&self) -> &[Box<dyn DynOperation>] {
+        &self.operations
+    }
+
+    pub fn find(&self, id: &str) -> Option<&dyn DynOperation> {
+        self.operations
+            .iter()
+            .find(|op| op.meta().id == id)
+            .map(|op| op.as_ref())
+    }
+
+    /// The MCP tools: the MCP-exposed operations, with schemas from the OpenAPI document.
+    pub fn tools(&self) -> &[mcp::Tool] {
+        self.tools.get_or_init(|| mcp::tools::build(self))
+    }
+
+    /// The OpenAPI document as served: serialized once per process, on first request, and
+    /// shared by every worker (each would otherwise keep its own copy of the whole tree).
+    pub fn document_bytes(&self) -> bytes::Bytes {
+        self.document
+            .get_or_init(|| {
+                serde_json::to_vec(&openapi::document_value(self))
+                    .unwrap_or_default()
+                    .into()
+            })
+            .clone()
+    }
+
+    /// Every route the catalog serves: the operations under `/api/v1`, `/mcp` and the
+    /// OpenAPI document.
+    pub fn configure(&'static self, cfg: &mut actix_web::web::ServiceConfig) {
+        super::http::configure(self, cfg);
+        mcp::configure(self, cfg);
+        cfg.route(
+            "/api/v1/openapi.json",
+            actix_web::web::get().to(move || async move {
+                actix_web::HttpResponse::Ok()
+                    .content_type(actix_web::http::header::ContentType::json())
+                    .body(self.document_bytes())
+            }),
+        );
+    }
+}
+
+/// Resolves credentials into the request context and enforces the operation's access rule
+/// and permission. Every transport calls this before the operation body.
+pub async fn authorize(
+    state: &AppState,
+    meta: &OpMeta,
+    credentials: &Credentials,
+    base: RequestCtx,
+) -> ApiResult<RequestCtx> {
+    if meta.access == Access::Public {
+        return Ok(base);
+    }
+    let ctx = state
+        .identity
+        .authenticate(meta.access, credentials, base)
+        .await?;
+    // From here on, errors speak the Workspace's language.
+    crate::error::request_local::set_language(ctx.language());
+    if let (Some(permission), Some(ws)) = (meta.permission, ctx.workspace.as_ref()) {
+        ws.require(permission)?;
+    }
+    Ok(ctx)
+}
