@@ -2,6 +2,7 @@
 //! workers and the HTTP server, and stops them together. On SIGTERM (or SIGINT) the server
 //! stops accepting, in-flight requests and tracked turns get `api.drain_timeout` to
 //! finish, then the workers stop; a second signal exits at once.
+//! Unmatched paths go to the web UI, which keeps the JSON 404 for server paths.
 
 use std::net::TcpListener;
 use std::sync::{Arc, OnceLock};
@@ -138,7 +139,7 @@ impl Application {
                 .wrap(Compress::default())
                 .wrap(from_fn(http::request_id_middleware))
                 .configure(configure)
-                .default_service(web::to(http::not_found))
+                .default_service(web::to(http::web_ui::serve))
         })
         .workers(options.workers)
         .shutdown_timeout(drain.as_secs().max(1))

@@ -25,3 +25,4 @@ mod openapi;
 mod permission_matrix;
 mod session_store;
 mod tenant_isolation;
+mod web_ui; // /, /assets/*: the built web UI
