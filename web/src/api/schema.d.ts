@@ -78,6 +78,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mcp/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Workspace's MCP servers with this replica's connection status */
+        get: operations["list_mcp_servers"];
+        put?: never;
+        /**
+         * Add an MCP server
+         * @description Connects in the background when `enable` is true (poll the server for `runtime_info.status`). A stdio server runs a process on the host: refused with 403 `mcp_stdio_disabled` unless the operator enabled stdio, and `mcp_stdio_command_not_allowed` for a command not in the allowed list.
+         */
+        post: operations["create_mcp_server"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/servers/{server_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One MCP server with its tools and connection status */
+        get: operations["get_mcp_server"];
+        /**
+         * Change an MCP server
+         * @description Only the fields given change; `extra_args` is replaced whole, and `***` keeps a stored secret. The session reconnects with the new settings.
+         */
+        put: operations["update_mcp_server"];
+        post?: never;
+        /** Remove an MCP server and close its session */
+        delete: operations["delete_mcp_server"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/servers/{server_name}/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The resources and resource templates a connected server offers
+         * @description 409 `conflict` while the server is disabled or not connected.
+         */
+        get: operations["list_mcp_server_resources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/servers/{server_name}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect now and list the tools, or say why not
+         * @description For a saved server, (re)connects its session and waits for the outcome. With the name `_`, tests the draft in the body (`name`, `mode`, `extra_args`) without saving it. The answer is 200 either way: `runtime_info.status` is `connected` or `error`.
+         */
+        post: operations["test_mcp_server"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/monitoring/data": {
         parameters: {
             query?: never;
@@ -345,6 +428,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/monitoring/tool-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Monitoring tool_calls, newest first */
+        get: operations["list_monitoring_tool_calls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -452,6 +552,27 @@ export interface paths {
         get?: never;
         /** Make this the Workspace's default pipeline */
         put: operations["set_default_pipeline"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pipelines/{pipeline_uuid}/extensions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tool sources the pipeline's agent may use, and those available */
+        get: operations["get_pipeline_extensions"];
+        /**
+         * Bind tool sources to the pipeline; answers with the bindings stored
+         * @description Missing `enable_all_*` flags are true and missing lists empty; `bound_mcp_resources` and `mcp_resource_agent_read_enabled` stay when absent. `bound_mcp_servers` holds uuids of this Workspace's MCP servers; with `enable_all_mcp_servers: true` every enabled server is used.
+         */
+        put: operations["update_pipeline_extensions"];
         post?: never;
         delete?: never;
         options?: never;
@@ -916,6 +1037,26 @@ export interface paths {
         };
         /** Instance version, edition and initialization state */
         get: operations["get_system_info"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tools an agent is offered, from connected sources
+         * @description A name offered by several sources is offered as `<source>__<name>` for every copy (`original_name` keeps the source's name).
+         */
+        get: operations["list_tools"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1415,6 +1556,20 @@ export interface components {
             event_bindings?: components["schemas"]["RouteInput"][] | null;
             name: string;
         };
+        CreateMcpServer: {
+            /** @description Default false. */
+            enable?: boolean;
+            /**
+             * @description remote/sse/http: `{url, headers, timeout, tool_call_timeout_sec}`; stdio: `{command, args,
+             *     env, tool_call_timeout_sec}`.
+             */
+            extra_args?: Record<string, never> | null;
+            /** @description `remote` (streamable HTTP, falling back to SSE), `sse`, `http` or `stdio`. */
+            mode: string;
+            /** @description Unique in the Workspace; no `/`. */
+            name: string;
+            readme?: string | null;
+        };
         CreatePipeline: {
             config?: null | components["schemas"]["PipelineConfigInput"];
             description?: string | null;
@@ -1538,7 +1693,7 @@ export interface components {
          * @description Every error code the API can answer with, and its HTTP status (the one mapping).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "payload_too_large" | "invalid_authentication" | "permission_denied" | "workspace_required" | "resource_not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "edition_limit" | "invalid_language" | "invalid_api_key" | "provider_has_models" | "default_pipeline_exists" | "pipeline_in_use" | "session_busy" | "model_test_failed" | "upstream_error" | "unavailable" | "internal_error" | "last_owner_required" | "invitation_invalid";
+        ErrorCode: "invalid_request" | "invalid_json" | "payload_too_large" | "invalid_authentication" | "permission_denied" | "workspace_required" | "resource_not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "edition_limit" | "invalid_language" | "invalid_api_key" | "provider_has_models" | "default_pipeline_exists" | "pipeline_in_use" | "session_busy" | "model_test_failed" | "upstream_error" | "unavailable" | "internal_error" | "last_owner_required" | "invitation_invalid" | "mcp_stdio_disabled" | "mcp_stdio_command_not_allowed";
         ErrorList: {
             errors: components["schemas"]["ErrorRow"][];
             /** Format: int64 */
@@ -1575,6 +1730,8 @@ export interface components {
             };
             row?: null | components["schemas"]["ExecutionRow"];
             source: string;
+            /** @description The execution's tool calls in numbers. */
+            tool_stats: components["schemas"]["ToolStats"];
         };
         ExecutionPage: {
             has_more: boolean;
@@ -1889,6 +2046,36 @@ export interface components {
         };
         /** @enum {string} */
         LongTextStrategy: "forward" | "image" | "none";
+        McpServer: {
+            /** Format: date-time */
+            created_at: string;
+            enable: boolean;
+            /** @description Header and env secrets as `***`. */
+            extra_args: Record<string, never>;
+            mode: string;
+            name: string;
+            readme: string;
+            runtime_info?: null | components["schemas"]["RuntimeInfo"];
+            /** Format: date-time */
+            updated_at: string;
+            uuid: string;
+            workspace_uuid: string;
+        };
+        McpServerEnvelope: {
+            server: components["schemas"]["McpServer"];
+        };
+        McpServerList: {
+            servers: components["schemas"]["McpServer"][];
+        };
+        McpServerResources: {
+            resource_capabilities: Record<string, never>;
+            resource_templates: Record<string, never>[];
+            resources: Record<string, never>[];
+        };
+        McpServerTestResult: {
+            /** @description `connected` with the tools found, or `error` with why. */
+            runtime_info: components["schemas"]["RuntimeInfo"];
+        };
         MemberEnvelope: {
             member: components["schemas"]["Membership"];
         };
@@ -2041,6 +2228,21 @@ export interface components {
             start_time?: string | null;
             /** @description Execution status groups. */
             statuses?: components["schemas"]["Status"][];
+        };
+        /** @description A tool as offered to the model. */
+        OfferedTool: {
+            description: string;
+            /** @description The name the model sees. */
+            name: string;
+            /** @description The name at its source (differs when two sources offer the same name). */
+            original_name: string;
+            parameters: Record<string, never>;
+            /** @description `mcp`. */
+            source: string;
+            /** @description The server's uuid. */
+            source_id: string;
+            /** @description The server's name. */
+            source_name: string;
         };
         /** @enum {string} */
         Operator: "eq" | "neq" | "contains" | "not_contains" | "starts_with" | "regex";
@@ -2261,6 +2463,22 @@ export interface components {
         };
         PipelineEnvelope: {
             pipeline: components["schemas"]["Pipeline"];
+        };
+        /** @description `GET /pipelines/{uuid}/extensions`. */
+        PipelineExtensions: {
+            available_mcp_servers: components["schemas"]["McpServer"][];
+            /** @description Installed plugins with tools (none until plugins are hosted). */
+            available_plugins: Record<string, never>[];
+            available_skills: Record<string, never>[];
+            bound_mcp_resources: Record<string, never>[];
+            /** @description Server uuids (used when `enable_all_mcp_servers` is false). */
+            bound_mcp_servers: string[];
+            bound_plugins: components["schemas"]["PluginRef"][];
+            bound_skills: string[];
+            enable_all_mcp_servers: boolean;
+            enable_all_plugins: boolean;
+            enable_all_skills: boolean;
+            mcp_resource_agent_read_enabled: boolean;
         };
         PipelineList: components["schemas"]["PageInfo"] & {
             pipelines: components["schemas"]["Pipeline"][];
@@ -2522,6 +2740,32 @@ export interface components {
             /** @default local-agent */
             id: string;
         };
+        RuntimeInfo: {
+            /** Format: date-time */
+            connected_at?: string | null;
+            /**
+             * @description `http_<status>`, `connection_timeout`, `connection_unreachable`, `process_start`,
+             *     `mcp_init`, `runtime_error`.
+             */
+            error_code?: string | null;
+            error_message?: string | null;
+            resource_capabilities: Record<string, never>;
+            resource_count: number;
+            resource_template_count: number;
+            resource_templates: Record<string, never>[];
+            resources: Record<string, never>[];
+            /**
+             * Format: int32
+             * @description Attempts made in the current connection round.
+             */
+            retry_count: number;
+            /** @description `connecting`, `connected` or `error`. */
+            status: string;
+            tool_count: number;
+            tools: components["schemas"]["ToolInfo"][];
+            /** @description `streamable-http`, `sse` or `stdio` once connected. */
+            transport?: string | null;
+        };
         RuntimeValues: {
             webhook_full_url: string;
             webhook_url: string;
@@ -2663,6 +2907,8 @@ export interface components {
             edition: string;
             /** @description Whether the first account exists (`POST /api/v1/user/init` done). */
             initialized: boolean;
+            /** @description Whether stdio MCP servers may be added (`mcp.stdio.enabled`). */
+            mcp_stdio_enabled: boolean;
             /** @description Whether more than one Workspace may be created. */
             multi_workspace: boolean;
             /** @description Server version. */
@@ -2670,6 +2916,13 @@ export interface components {
         };
         /** @enum {string} */
         TargetType: "pipeline" | "discard";
+        /** @description A draft to test (server name `_`); ignored for a saved server. */
+        TestMcpServer: {
+            enable?: boolean | null;
+            extra_args?: Record<string, never> | null;
+            mode?: string | null;
+            name?: string | null;
+        };
         TestModelInput: {
             /** @description Extra request fields for this call only. */
             extra_args?: Record<string, never> | null;
@@ -2701,6 +2954,70 @@ export interface components {
             output_tokens: number;
             /** Format: int64 */
             total_tokens: number;
+        };
+        ToolCallList: {
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            tool_calls: components["schemas"]["ToolCallRow"][];
+            /** Format: int64 */
+            total: number;
+        };
+        /** @description One tool call the agent made. */
+        ToolCallRow: {
+            /** @description The model's argument JSON (cut at 20,000 characters). */
+            arguments?: string | null;
+            bot_id: string;
+            bot_name: string;
+            /**
+             * Format: int64
+             * @description Milliseconds.
+             */
+            duration: number;
+            error_message?: string | null;
+            execution_id?: string | null;
+            id: string;
+            message_id?: string | null;
+            mode: string;
+            pipeline_id: string;
+            pipeline_name: string;
+            /** @description The result text (cut at 20,000 characters). */
+            result?: string | null;
+            session_id: string;
+            /** @description The server the tool came from. */
+            source_name: string;
+            /** @description `success` or `error`. */
+            status: string;
+            /** Format: date-time */
+            timestamp: string;
+            /** @description The name the model called. */
+            tool_name: string;
+            /** @description `mcp`. */
+            tool_source: string;
+        };
+        /** @description A tool as the server describes it. */
+        ToolInfo: {
+            description: string;
+            name: string;
+            /** @description The tool's `inputSchema`. */
+            parameters: Record<string, never>;
+        };
+        ToolList: {
+            tools: components["schemas"]["OfferedTool"][];
+        };
+        /** @description Tool calls of one execution: how many, how they ended, how long they took. */
+        ToolStats: {
+            /** Format: int64 */
+            average_duration_ms: number;
+            /** Format: int64 */
+            error_calls: number;
+            /** Format: int64 */
+            success_calls: number;
+            /** Format: int64 */
+            total_calls: number;
+            /** Format: int64 */
+            total_duration_ms: number;
         };
         /** @description Messages and LLM calls over time. */
         Traffic: {
@@ -2776,12 +3093,34 @@ export interface components {
             event_bindings?: components["schemas"]["RouteInput"][] | null;
             name?: string | null;
         };
+        /** @description Only the fields given change; `extra_args` is replaced whole (`***` keeps a stored secret). */
+        UpdateMcpServer: {
+            enable?: boolean | null;
+            extra_args?: Record<string, never> | null;
+            mode?: string | null;
+            name?: string | null;
+            readme?: string | null;
+        };
         UpdatePipeline: {
             config?: null | components["schemas"]["PipelineConfigInput"];
             description?: string | null;
             emoji?: string | null;
             extensions_preferences?: null | components["schemas"]["ExtensionsPreferences"];
             name?: string | null;
+        };
+        /**
+         * @description `PUT /pipelines/{uuid}/extensions`: missing flags are true, missing lists empty;
+         *     `bound_mcp_resources` and `mcp_resource_agent_read_enabled` stay when absent.
+         */
+        UpdatePipelineExtensions: {
+            bound_mcp_resources?: Record<string, never>[] | null;
+            bound_mcp_servers?: unknown[] | null;
+            bound_plugins?: unknown[] | null;
+            bound_skills?: unknown[] | null;
+            enable_all_mcp_servers?: boolean | null;
+            enable_all_plugins?: boolean | null;
+            enable_all_skills?: boolean | null;
+            mcp_resource_agent_read_enabled?: boolean | null;
         };
         UpdateProvider: {
             /** @description `***` entries keep the stored key at the same position. */
@@ -3377,6 +3716,635 @@ export interface operations {
             };
             /** @description Error: invalid_request, invalid_json, invitation_invalid */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_mcp_servers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["McpServerList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_mcp_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMcpServer"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["Created"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied, mcp_stdio_disabled, mcp_stdio_command_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_mcp_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["McpServerEnvelope"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_mcp_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMcpServer"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: null;
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied, mcp_stdio_disabled, mcp_stdio_command_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_mcp_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: null;
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_mcp_server_resources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["McpServerResources"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    test_mcp_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                server_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestMcpServer"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["McpServerTestResult"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied, mcp_stdio_disabled, mcp_stdio_command_not_allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4788,6 +5756,100 @@ export interface operations {
             };
         };
     };
+    list_monitoring_tool_calls: {
+        parameters: {
+            query?: {
+                /** @description Bots (repeat the key, or a list over MCP). */
+                bot_ids?: string[];
+                pipeline_ids?: string[];
+                session_ids?: string[];
+                /** @description RFC 3339 (or ISO 8601 without offset, read as UTC). */
+                start_time?: string;
+                end_time?: string;
+                /** @description Execution status groups. */
+                statuses?: ("queued" | "running" | "completed" | "failed" | "cancelled" | "ignored")[];
+                mode?: "all" | "real" | "debug";
+                limit?: number;
+                offset?: number;
+                /** @description Time-series buckets of token-statistics (`hour` by default). */
+                bucket?: "hour" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["ToolCallList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_openapi: {
         parameters: {
             query?: never;
@@ -5466,6 +6528,181 @@ export interface operations {
             };
             /** @description Error: resource_not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_pipeline_extensions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipeline_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PipelineExtensions"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_pipeline_extensions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipeline_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePipelineExtensions"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PipelineExtensions"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8956,6 +10193,88 @@ export interface operations {
             };
             /** @description Error: invalid_request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_tools: {
+        parameters: {
+            query?: {
+                /** @description Apply this pipeline's bindings (without it: every enabled server). */
+                pipeline_uuid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["ToolList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
