@@ -1,13 +1,15 @@
 import { MantineProvider, mergeThemeOverrides } from '@mantine/core';
 import { ModalsProvider } from '@mantine/modals';
-import { Notifications } from '@mantine/notifications';
 import { type QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
 
 import { createRouter } from './router';
 import { cssVariablesResolver, theme } from './theme';
+
+// The notifications container is not needed for a first render (see components/notify).
+const Notifications = lazy(() => import('@mantine/notifications').then((m) => ({ default: m.Notifications })));
 
 export function App({ queryClient }: { queryClient: QueryClient }) {
   const [router] = useState(createRouter);
@@ -28,7 +30,9 @@ export function App({ queryClient }: { queryClient: QueryClient }) {
     <MantineProvider theme={themed} defaultColorScheme="auto" cssVariablesResolver={cssVariablesResolver}>
       <QueryClientProvider client={queryClient}>
         <ModalsProvider labels={{ confirm: t('common.confirm'), cancel: t('common.cancel') }}>
-          <Notifications position="top-right" />
+          <Suspense fallback={null}>
+            <Notifications position="top-right" />
+          </Suspense>
           <RouterProvider router={router} />
         </ModalsProvider>
       </QueryClientProvider>

@@ -1,6 +1,6 @@
 import { AppShell, Burger, Group, NavLink, ScrollArea } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { Boxes, KeyRound, UsersRound } from 'lucide-react';
+import { Activity, Bot, Boxes, KeyRound, UsersRound, Workflow } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { NavLink as RouterLink, useLocation } from 'react-router';
@@ -12,6 +12,9 @@ import { ThemeToggle } from '../components/ThemeToggle';
 import { WorkspaceSwitcher } from '../components/WorkspaceSwitcher';
 
 const NAV = [
+  { to: '/monitoring', label: 'nav.monitoring', icon: Activity },
+  { to: '/bots', label: 'nav.bots', icon: Bot },
+  { to: '/pipelines', label: 'nav.pipelines', icon: Workflow },
   { to: '/models', label: 'nav.models', icon: Boxes },
   { to: '/api-keys', label: 'nav.apiKeys', icon: KeyRound },
   { to: '/workspace', label: 'nav.workspace', icon: UsersRound },

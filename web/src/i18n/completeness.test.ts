@@ -4,6 +4,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { OPERATORS, STATUS_GROUPS } from '../api/types';
+import { WINDOWS } from '../pages/monitoring/queries';
 import en from './locales/en_US.json';
 import zh from './locales/zh_Hans.json';
 
@@ -64,6 +66,17 @@ describe('translations', () => {
       'apiKeys.expiryOption': ['never', '7', '30', '90', '365', 'custom'],
       'invitations.state': ['pending', 'accepted', 'revoked', 'expired'],
       common: ['page_first', 'page_previous', 'page_next', 'page_last'],
+      'routes.op': [...OPERATORS],
+      'dryRun.verdict': ['selected', 'binding_disabled', 'event_pattern_mismatch', 'processor_incompatible', 'filters_mismatch', 'lower_priority'],
+      'monitoring.status': [...STATUS_GROUPS],
+      'monitoring.modes': ['all', 'real', 'debug'],
+      'monitoring.windows': [...WINDOWS],
+      'monitoring.liveState': ['connecting', 'live', 'retrying'],
+      'monitoring.exportType': ['messages', 'llm_calls', 'tool_calls', 'errors', 'sessions'],
+      'chat.state': ['connecting', 'ready', 'closed'],
+      'execution.section': ['conversation', 'llm_calls', 'tool_calls', 'errors', 'related'],
+      'execution.empty': ['conversation', 'llm_calls', 'tool_calls', 'errors', 'related'],
+      'pipelines.role': ['system', 'user', 'assistant'],
     };
     const missing = Object.entries(families).flatMap(([prefix, names]) => names.map((n) => `${prefix}.${n}`).filter((k) => !enKeys.has(k)));
     expect(missing).toEqual([]);
