@@ -13,7 +13,7 @@ import { WorkspaceSwitcher } from '../components/WorkspaceSwitcher';
 
 const NAV = [
   { to: '/monitoring', label: 'nav.monitoring', icon: Activity },
-  { to: '/bots', label: 'nav.bots', icon: Bot },
+  { to: '/platform/bots', label: 'nav.bots', icon: Bot },
   { to: '/pipelines', label: 'nav.pipelines', icon: Workflow },
   { to: '/models', label: 'nav.models', icon: Boxes },
   { to: '/api-keys', label: 'nav.apiKeys', icon: KeyRound },

@@ -23,10 +23,10 @@ export const pages = {
 export const loggedIn = () => import('./RequireSession');
 
 const PUBLIC: Record<string, Page> = { '/setup': pages.setup, '/login': pages.login, '/invitations/accept': pages.invitation };
-const PRIVATE: Record<string, Page> = { '/models': pages.models, '/': pages.models, '/api-keys': pages.apiKeys, '/workspace': pages.workspace, '/account': pages.account, '/bots': pages.bots, '/pipelines': pages.pipelines, '/monitoring': pages.monitoring };
+const PRIVATE: Record<string, Page> = { '/models': pages.models, '/': pages.models, '/api-keys': pages.apiKeys, '/workspace': pages.workspace, '/account': pages.account, '/platform/bots': pages.bots, '/pipelines': pages.pipelines, '/monitoring': pages.monitoring };
 
 const DETAIL: [string, Page][] = [
-  ['/bots/', pages.bot],
+  ['/platform/bots/', pages.bot],
   ['/pipelines/', pages.pipeline],
   ['/monitoring/executions/', pages.execution],
 ];

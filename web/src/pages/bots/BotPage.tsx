@@ -55,7 +55,7 @@ function BotView({ bot }: { bot: BotDetail }) {
         remove.mutate(bot.uuid, {
           onSuccess: () => {
             notifySuccess(t('bots.deleted', { name: bot.name }));
-            void navigate('/bots');
+            void navigate('/platform/bots');
           },
         }),
     });
@@ -63,7 +63,7 @@ function BotView({ bot }: { bot: BotDetail }) {
   return (
     <Stack>
       <Breadcrumbs>
-        <Anchor component={Link} to="/bots" size="sm">
+        <Anchor component={Link} to="/platform/bots" size="sm">
           {t('nav.bots')}
         </Anchor>
         <Text size="sm">{bot.name}</Text>

@@ -87,7 +87,7 @@ export default function BotsPage() {
                         <Group gap="sm" wrap="nowrap">
                           <AdapterIcon adapter={adapter} size={28} />
                           <div>
-                            <Anchor component={Link} to={`/bots/${bot.uuid}`} fw={500}>
+                            <Anchor component={Link} to={`/platform/bots/${bot.uuid}`} fw={500}>
                               {bot.name}
                             </Anchor>
                             <Text size="xs" c="dimmed">
@@ -146,7 +146,7 @@ export default function BotsPage() {
             onCancel={close}
             onDone={(uuid) => {
               close();
-              void navigate(`/bots/${uuid}`);
+              void navigate(`/platform/bots/${uuid}`);
             }}
           />
           </Suspense>

@@ -22,7 +22,8 @@ export default function ExecutionPage() {
   if (detail.isPending) return <Skeleton h={240} />;
   if (detail.isError) return <ErrorAlert error={detail.error} onRetry={() => void detail.refetch()} />;
   const row = detail.data.row;
-  const stats = detail.data.tool_stats;
+  // Absent for executions recorded before tool calls were.
+  const stats = detail.data.tool_stats as typeof detail.data.tool_stats | undefined;
   return (
     <Stack>
       <Breadcrumbs>
@@ -47,7 +48,7 @@ export default function ExecutionPage() {
             <Fact label={t('monitoring.col.started')} value={formatDate(new Date(row.started_at_ms).toISOString(), i18n.language)} />
             <Fact label={t('execution.mode')} value={row.debug ? t('monitoring.modes.debug') : t('monitoring.modes.real')} />
             <Fact label={t('monitoring.col.tokens')} value={row.usage ? `${row.usage.total_tokens} (${row.usage.input_tokens} / ${row.usage.output_tokens})` : '—'} />
-            <Fact label={t('execution.toolCalls')} value={`${stats.total_calls} (${stats.error_calls} ${t('execution.failedCalls')})`} />
+            <Fact label={t('execution.toolCalls')} value={stats ? `${stats.total_calls} (${stats.error_calls} ${t('execution.failedCalls')})` : '—'} />
           </SimpleGrid>
           {row.status_reason && (
             <Text size="sm" c="dimmed" mt="sm">
