@@ -3,7 +3,7 @@
 import { Anchor, Badge, Breadcrumbs, Button, Card, Grid, Group, Skeleton, Stack, Switch, Tabs, Text, Title } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { Plus, Save } from 'lucide-react';
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 
@@ -16,9 +16,15 @@ import { notifySuccess } from '../../components/notify';
 import { useAllPipelines } from '../pipelines/queries';
 import { AdapterIcon } from './AdapterIcon';
 import { DryRun } from './DryRun';
-import { errorKey, RouteEditor, type RouteErrors } from './RouteEditor';
+import { errorKey, preloadDrag, RouteEditor, type RouteErrors } from './RouteEditor';
 import { blankRoute, type DraftRoute, fromRoute, routeErrorAt, toInput } from './routes';
 import { useAdapters, useBot, useDeleteBot, useUpdateBot } from './queries';
+
+import { addArea } from '../../i18n';
+import strings from '../../i18n/locales/en_US/bots.json';
+
+// This area's strings come with this chunk (and, in Chinese, before the page renders).
+await addArea('bots', strings);
 
 // The tabs not shown first are their own chunks.
 const BotForm = lazy(() => import('./BotForm').then((m) => ({ default: m.BotForm })));
@@ -27,6 +33,7 @@ const RouteStatusPanel = lazy(() => import('./RouteStatusPanel').then((m) => ({ 
 export default function BotPage() {
   const { uuid = '' } = useParams();
   const bot = useBot(uuid);
+  useEffect(preloadDrag, []);
   if (bot.isPending) return <Skeleton h={240} />;
   if (bot.isError) return <ErrorAlert error={bot.error} onRetry={() => void bot.refetch()} />;
   return <BotView key={bot.data.bot.uuid} bot={bot.data.bot} />;

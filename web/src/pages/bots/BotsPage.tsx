@@ -15,6 +15,12 @@ import { useAllPipelines } from '../pipelines/queries';
 import { AdapterIcon } from './AdapterIcon';
 import { BOTS_PAGE, useAdapters, useBotErrors, useBots, useUpdateBot } from './queries';
 
+import { addArea } from '../../i18n';
+import strings from '../../i18n/locales/en_US/bots.json';
+
+// This area's strings come with this chunk (and, in Chinese, before the page renders).
+await addArea('bots', strings);
+
 // The form (the adapter's inputs) is its own chunk, fetched when the dialog opens.
 const BotForm = lazy(() => import('./BotForm').then((m) => ({ default: m.BotForm })));
 

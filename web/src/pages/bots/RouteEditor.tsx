@@ -1,14 +1,15 @@
 // The ordered routes of a bot: drag (pointer or keyboard: space, arrows, space) or the move
 // buttons reorder them; conditions offer the route engine's fields and operators; the
-// server's validation errors appear at the route and condition they name.
-import { closestCenter, DndContext, type DragEndEvent, KeyboardSensor, PointerSensor, useSensor, useSensors } from '@dnd-kit/core';
-import { SortableContext, sortableKeyboardCoordinates, useSortable, verticalListSortingStrategy } from '@dnd-kit/sortable';
-import { CSS } from '@dnd-kit/utilities';
-import { ActionIcon, Autocomplete, Badge, Button, Card, Group, NumberInput, Select, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
+// server's validation errors appear at the route and condition they name. Drag and drop
+// (@dnd-kit) is its own chunk: the list renders at once with the move buttons, and the drag
+// handles work once it is there.
+import { ActionIcon, Autocomplete, Badge, Button, Card, Group, Select, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
 import { ArrowDown, ArrowUp, GripVertical, Plus, Trash2, X } from 'lucide-react';
+import { type CSSProperties, lazy, type ReactNode, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { OPERATORS, type Pipeline } from '../../api/types';
+import { NumberField } from '../../components/NumberField';
 import { blankFilter, type DraftFilter, type DraftRoute, FILTER_FIELDS } from './routes';
 
 export type RouteErrors = Record<string, string>;
@@ -27,8 +28,6 @@ interface Props {
 }
 
 export function RouteEditor({ routes, onChange, pipelines, events, errors, matched, disabled }: Props) {
-  const { t } = useTranslation();
-  const sensors = useSensors(useSensor(PointerSensor, { activationConstraint: { distance: 4 } }), useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }));
   const moveTo = (from: number, to: number) => {
     if (to < 0 || to >= routes.length) return;
     const out = [...routes];
@@ -36,54 +35,57 @@ export function RouteEditor({ routes, onChange, pipelines, events, errors, match
     if (item) out.splice(to, 0, item);
     onChange(out);
   };
-  const onDragEnd = ({ active, over }: DragEndEvent) => {
-    if (!over || active.id === over.id) return;
-    moveTo(
-      routes.findIndex((r) => r.key === active.id),
-      routes.findIndex((r) => r.key === over.id),
-    );
-  };
   const patch = (i: number, change: Partial<DraftRoute>) => onChange(routes.map((r, j) => (j === i ? { ...r, ...change } : r)));
   const patterns = [...new Set(['*', ...events, ...events.map((e) => `${e.split('.')[0] ?? e}.*`)])];
-
+  const card = (route: DraftRoute, i: number, drag?: DragProps) => (
+    <RouteCard
+      key={route.key}
+      route={route}
+      index={i}
+      count={routes.length}
+      pipelines={pipelines}
+      patterns={patterns}
+      errors={errors}
+      matched={matched === i}
+      disabled={disabled}
+      drag={drag}
+      onPatch={(change) => patch(i, change)}
+      onMove={(to) => moveTo(i, to)}
+      onRemove={() => onChange(routes.filter((_, j) => j !== i))}
+    />
+  );
+  const list = (render: (route: DraftRoute, i: number) => ReactNode) => (
+    <Stack gap="sm" data-testid="route-list">
+      {routes.map(render)}
+    </Stack>
+  );
   return (
-    <DndContext
-      sensors={sensors}
-      collisionDetection={closestCenter}
-      onDragEnd={onDragEnd}
-      accessibility={{
-        screenReaderInstructions: { draggable: t('routes.dragHelp') },
-        announcements: {
-          onDragStart: ({ active }) => t('routes.dragStart', { n: routes.findIndex((r) => r.key === active.id) + 1 }),
-          onDragOver: ({ over }) => (over ? t('routes.dragOver', { n: routes.findIndex((r) => r.key === over.id) + 1 }) : ''),
-          onDragEnd: ({ over }) => (over ? t('routes.dragEnd', { n: routes.findIndex((r) => r.key === over.id) + 1 }) : ''),
-          onDragCancel: () => t('routes.dragCancel'),
-        },
-      }}
-    >
-      <SortableContext items={routes.map((r) => r.key)} strategy={verticalListSortingStrategy}>
-        <Stack gap="sm" data-testid="route-list">
-          {routes.map((route, i) => (
-            <RouteCard
-              key={route.key}
-              route={route}
-              index={i}
-              count={routes.length}
-              pipelines={pipelines}
-              patterns={patterns}
-              errors={errors}
-              matched={matched === i}
-              disabled={disabled}
-              onPatch={(change) => patch(i, change)}
-              onMove={(to) => moveTo(i, to)}
-              onRemove={() => onChange(routes.filter((_, j) => j !== i))}
-            />
-          ))}
-        </Stack>
-      </SortableContext>
-    </DndContext>
+    <Suspense fallback={list((route, i) => card(route, i))}>
+      <SortableRoutes routes={routes} moveTo={moveTo} disabled={disabled} list={list} card={card} />
+    </Suspense>
   );
 }
+
+/** What the drag-and-drop layer hands a card: its node, its handle and where it is dragged. */
+export interface DragProps {
+  setNodeRef: (node: HTMLElement | null) => void;
+  setActivatorNodeRef: (node: HTMLElement | null) => void;
+  handle: Record<string, unknown>;
+  style: CSSProperties;
+}
+
+export interface SortableProps {
+  routes: DraftRoute[];
+  moveTo: (from: number, to: number) => void;
+  disabled: boolean;
+  list: (render: (route: DraftRoute, i: number) => ReactNode) => ReactNode;
+  card: (route: DraftRoute, i: number, drag?: DragProps) => ReactNode;
+}
+
+const loadSortable = () => import('./SortableRoutes');
+const SortableRoutes = lazy(loadSortable);
+/** Starts fetching the drag-and-drop chunk (the bot page does while its data loads). */
+export const preloadDrag = () => void loadSortable().catch(() => undefined);
 
 interface CardProps {
   route: DraftRoute;
@@ -94,14 +96,14 @@ interface CardProps {
   errors: RouteErrors;
   matched: boolean;
   disabled: boolean;
+  drag?: DragProps;
   onPatch: (change: Partial<DraftRoute>) => void;
   onMove: (to: number) => void;
   onRemove: () => void;
 }
 
-function RouteCard({ route, index, count, pipelines, patterns, errors, matched, disabled, onPatch, onMove, onRemove }: CardProps) {
+function RouteCard({ route, index, count, pipelines, patterns, errors, matched, disabled, drag, onPatch, onMove, onRemove }: CardProps) {
   const { t } = useTranslation();
-  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({ id: route.key, disabled });
   const n = index + 1;
   const err = (field: string, filter: number | null = null) => errors[errorKey(index, field, filter)];
   const targets = [
@@ -113,10 +115,10 @@ function RouteCard({ route, index, count, pipelines, patterns, errors, matched, 
 
   return (
     <Card
-      ref={setNodeRef}
+      ref={drag?.setNodeRef}
       withBorder
       padding="sm"
-      style={{ transform: CSS.Transform.toString(transform), transition, opacity: isDragging ? 0.6 : 1, borderColor: matched ? 'var(--mantine-color-teal-6)' : undefined }}
+      style={{ ...drag?.style, borderColor: matched ? 'var(--mantine-color-teal-6)' : undefined }}
       data-testid={`route-${index}`}
       aria-label={t('routes.routeN', { n })}
       component="section"
@@ -124,7 +126,7 @@ function RouteCard({ route, index, count, pipelines, patterns, errors, matched, 
       <Stack gap="xs">
         <Group justify="space-between" wrap="nowrap">
           <Group gap="xs" wrap="nowrap">
-            <ActionIcon variant="subtle" color="gray" ref={setActivatorNodeRef} {...attributes} {...listeners} aria-label={t('routes.dragHandle', { n })} style={{ cursor: 'grab' }} disabled={disabled}>
+            <ActionIcon variant="subtle" color="gray" ref={drag?.setActivatorNodeRef} {...drag?.handle} aria-label={t('routes.dragHandle', { n })} style={{ cursor: 'grab' }} disabled={disabled}>
               <GripVertical size={16} />
             </ActionIcon>
             <Text fw={600} size="sm">
@@ -183,7 +185,7 @@ function RouteCard({ route, index, count, pipelines, patterns, errors, matched, 
             disabled={disabled}
             miw={180}
           />
-          <NumberInput
+          <NumberField
             label={t('routes.priority')}
             value={route.priority}
             onChange={(v) => onPatch({ priority: typeof v === 'number' ? v : Number(v) || 0 })}

@@ -12,6 +12,12 @@ import { formatDate, formatMs } from '../../lib/format';
 import { useExecution } from './queries';
 import { StatusBadge } from './StatusBadge';
 
+import { addArea } from '../../i18n';
+import strings from '../../i18n/locales/en_US/monitoring.json';
+
+// This area's strings come with this chunk (and, in Chinese, before the page renders).
+await addArea('monitoring', strings);
+
 const SECTIONS = ['conversation', 'llm_calls', 'tool_calls', 'errors', 'related'] as const;
 type Section = (typeof SECTIONS)[number];
 

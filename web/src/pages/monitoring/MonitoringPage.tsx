@@ -24,6 +24,12 @@ import { LivePanel } from './LivePanel';
 import { EXECUTIONS_PAGE, type Filters, filterQuery, SESSIONS_PAGE, useDashboard, useDurations, useResetContext, useSessions, useTokenStats, WINDOWS } from './queries';
 import { StatusBadge } from './StatusBadge';
 
+import { addArea } from '../../i18n';
+import strings from '../../i18n/locales/en_US/monitoring.json';
+
+// This area's strings come with this chunk (and, in Chinese, before the page renders).
+await addArea('monitoring', strings);
+
 const Charts = lazy(() => import('./Charts'));
 
 const EXPORT_TYPES = ['messages', 'llm_calls', 'tool_calls', 'errors', 'sessions'] as const;

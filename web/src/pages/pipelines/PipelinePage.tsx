@@ -12,6 +12,12 @@ import { localize } from '../../forms/fields';
 import { usePipeline, usePipelineMetadata } from './queries';
 import { SectionEditor } from './SectionEditor';
 
+import { addArea } from '../../i18n';
+import strings from '../../i18n/locales/en_US/pipelines.json';
+
+// This area's strings come with this chunk (and, in Chinese, before the page renders).
+await addArea('pipelines', strings);
+
 // The tabs not shown first are their own chunks.
 const DebugChat = lazy(() => import('./DebugChat').then((m) => ({ default: m.DebugChat })));
 const Extensions = lazy(() => import('./Extensions').then((m) => ({ default: m.Extensions })));

@@ -19,6 +19,12 @@ import { applyServerErrors } from '../../forms/serverErrors';
 import { formatDate } from '../../lib/format';
 import { PIPELINES_PAGE, useCopyPipeline, useCreatePipeline, useDeletePipeline, usePipelines, useSetDefault } from './queries';
 
+import { addArea } from '../../i18n';
+import strings from '../../i18n/locales/en_US/pipelines.json';
+
+// This area's strings come with this chunk (and, in Chinese, before the page renders).
+await addArea('pipelines', strings);
+
 export default function PipelinesPage() {
   const { t, i18n } = useTranslation();
   const { can } = useSession();
@@ -218,7 +224,7 @@ function DeletePipeline({ pipeline, onClose }: { pipeline: Pipeline; onClose: ()
                 <List size="sm">
                   {preview.data.map(({ bot, routes }) => (
                     <List.Item key={bot.uuid}>
-                      {bot.name}: {routes.map((r) => t('routes.routeN', { n: r.order + 1 })).join(', ')}
+                      {bot.name}: {routes.map((r) => t('pipelines.routeN', { n: r.order + 1 })).join(', ')}
                     </List.Item>
                   ))}
                 </List>
