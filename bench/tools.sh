@@ -41,9 +41,12 @@ echo "LangBot tool-call bench: release build, $(nproc) cores, MCP fixture over s
 for _ in $(seq 10); do turn "tools echo 1" >/dev/null; done   # warm-up
 : > "$FAKE_TOOL_LOG"; : > "$MCP_CALL_LOG"
 for _ in $(seq "$CALLS"); do turn "tools echo 1" >/dev/null; done
+curl -fs "$BASE/api/v1/monitoring/export?type=tool_calls&format=ndjson" -H "X-API-Key: $KEY" > "$DIR/records.ndjson"
+# The baseline: the same server called by a bare client (raw JSON-RPC, no SDK), same calls.
+direct=$(python3 bench/mcp_direct.py "http://127.0.0.1:$MCP_PORT/mcp" "$CALLS")
 one=$(for _ in $(seq 3); do turn "tools sleep 1 $SLOW"; done | sort -n | sed -n 2p)
 many=$(for _ in $(seq 3); do turn "tools sleep $N $SLOW"; done | sort -n | sed -n 2p)
-python3 - "$FAKE_TOOL_LOG" "$MCP_CALL_LOG" "$one" "$many" "$N" <<'PY'
+python3 - "$FAKE_TOOL_LOG" "$MCP_CALL_LOG" "$one" "$many" "$N" "$DIR/records.ndjson" "$direct" <<'PY'
 import json, sys
 model = {}
 for line in open(sys.argv[1]):
@@ -51,15 +54,26 @@ for line in open(sys.argv[1]):
 server = {}
 for line in open(sys.argv[2]):
     e = json.loads(line)
-    key = e["arguments"].get("text") or e["arguments"].get("label")
-    server[key] = e["end"] - e["start"]
-over = sorted((m["back"] - m["sent"] - server[k]) * 1000 for k, m in model.items()
-              if "back" in m and "sent" in m and k in server and k.startswith("call_"))
-srv = sorted(server[k] * 1000 for k in model if k in server)
-pct = lambda xs, p: xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
-print(f"{len(over)} echo calls: MCP server's own time p50 {pct(srv, 50):.2f} ms, p99 {pct(srv, 99):.2f} ms")
-print(f"  overhead this side adds (model asked → model got the result, minus the server's time):"
-      f" p50 {pct(over, 50):.2f} ms, p99 {pct(over, 99):.2f} ms")
+    if e["tool"] == "echo":
+        server[e["arguments"]["text"]] = e["end"] - e["start"]
+recorded = {}
+for line in open(sys.argv[6]):
+    r = json.loads(line)
+    if r.get("tool_name") == "echo":
+        recorded[json.loads(r["arguments"])["text"]] = r["duration"] / 1000
+ids = [k for k, m in model.items() if k in server and "back" in m and "sent" in m]
+pct = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p / 100 * len(xs)))]
+srv = [server[k] * 1000 for k in ids]
+path = [(model[k]["back"] - model[k]["sent"] - server[k]) * 1000 for k in ids]
+call = [(recorded[k] - server[k]) * 1000 for k in ids if k in recorded]
+direct = json.loads(sys.argv[7])
+rec = [recorded[k] * 1000 for k in ids if k in recorded]
+print(f"{len(ids)} echo calls, one per turn; the tool function itself: p50 {pct(srv, 50):.2f} ms, p99 {pct(srv, 99):.2f} ms")
+print(f"  a bare client calling the server directly (its latency): p50 {direct['p50']:.2f} ms, p99 {direct['p99']:.2f} ms")
+print(f"  through LangBot's MCP client (recorded, 1 ms resolution): p50 {pct(rec, 50):.2f} ms, p99 {pct(rec, 99):.2f} ms"
+      f" → overhead p50 {pct(rec, 50) - direct['p50']:.2f} ms, p99 {pct(rec, 99) - direct['p99']:.2f} ms")
+print(f"  the whole round (model asked → model got the result, including recording it) minus the server's time:"
+      f" p50 {pct(path, 50):.2f} ms, p99 {pct(path, 99):.2f} ms")
 one, many, n = float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 print(f"one sleep call per turn: {one:.3f} s; {n} in one answer: {many:.3f} s "
       f"(n × one = {n * one:.3f} s; ratio {many / (n * one):.2f})")
