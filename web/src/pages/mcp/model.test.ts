@@ -11,7 +11,7 @@ function server(over: Partial<McpServer>): McpServer {
     name: 'tools',
     enable: true,
     mode: 'remote',
-    extra_args: {} as Record<string, never>,
+    extra_args: {},
     readme: '',
     created_at: '2026-01-01T00:00:00Z',
     updated_at: '2026-01-01T00:00:00Z',
