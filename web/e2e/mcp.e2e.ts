@@ -94,6 +94,8 @@ describe('MCP servers page', () => {
     await page.getByRole('heading', { name: 'Models' }).waitFor();
     await page.getByRole('link', { name: 'MCP servers' }).click();
     await page.getByRole('heading', { name: 'MCP servers' }).waitFor();
+    // The pointer leaves the link it clicked (axe judges the page, not a hover state).
+    await page.mouse.move(900, 700);
     await page.getByTestId('mcp-empty').waitFor();
     expect(await page.getByTestId('stdio-disabled').textContent()).toContain('LANGBOT_MCP_STDIO_ENABLED');
     await noSeriousAxe('mcp-empty');
@@ -112,8 +114,8 @@ describe('MCP servers page', () => {
     expect(await dialog.getByLabel(/^Transport/).inputValue()).toBe('remote');
     await dialog.getByLabel(/^URL/).fill(mcpUrl);
     await dialog.getByRole('button', { name: 'Add header' }).click();
-    await dialog.getByLabel('Header 1 name').fill('Authorization');
-    await dialog.getByLabel('Header 1 value').fill('Bearer e2e-secret');
+    await dialog.getByLabel('Header 1 name', { exact: true }).fill('Authorization');
+    await dialog.getByLabel('Header 1 value', { exact: true }).fill('Bearer e2e-secret');
     await dialog.getByRole('button', { name: 'Test', exact: true }).click();
     const draft = dialog.getByTestId('test-result');
     await expect.poll(() => draft.textContent()).toContain('6 tools found');
@@ -163,8 +165,8 @@ describe('MCP servers page', () => {
   it('edits with the stored secret masked, and lists the offered tools', async () => {
     await row().getByRole('button', { name: 'Edit fixture' }).click();
     const dialog = page.getByRole('dialog');
-    expect(await dialog.getByLabel('Header 1 value').inputValue()).toBe('***');
-    expect(await dialog.getByLabel('Header 1 name').getAttribute('readonly')).not.toBeNull();
+    expect(await dialog.getByLabel('Header 1 value', { exact: true }).inputValue()).toBe('***');
+    expect(await dialog.getByLabel('Header 1 name', { exact: true }).getAttribute('readonly')).not.toBeNull();
     await dialog.getByRole('button', { name: 'Replace the stored value of Authorization' }).waitFor();
     await noSeriousAxe('mcp-form-edit');
     await shot(page, 'mcp-form-edit');
@@ -196,7 +198,7 @@ describe('MCP servers page', () => {
     await dialog.getByTestId('stdio-off-hint').waitFor();
     await dialog.getByLabel(/^Command/).fill('python3');
     await dialog.getByRole('button', { name: 'Add argument' }).click();
-    await dialog.getByLabel('Argument 1').fill('server.py');
+    await dialog.getByLabel('Argument 1', { exact: true }).fill('server.py');
     await dialog.getByRole('button', { name: 'Create', exact: true }).click();
     const field = dialog.getByLabel(/^Transport/);
     await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
@@ -213,6 +215,8 @@ describe('MCP servers page', () => {
     await row().getByRole('button', { name: 'Delete fixture' }).click();
     const confirm = page.getByRole('dialog');
     expect(await confirm.textContent()).toContain('Delete MCP server “fixture”?');
+    // axe judges the dialog once it has faded in (mid-fade, colours are blended).
+    await expect.poll(() => confirm.evaluate((el) => getComputedStyle(el).opacity)).toBe('1');
     await noSeriousAxe('mcp-delete-confirm');
     await shot(page, 'mcp-delete-confirm');
     await confirm.getByRole('button', { name: 'Delete' }).click();

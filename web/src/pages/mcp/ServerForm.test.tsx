@@ -63,7 +63,7 @@ beforeEach(() => {
 });
 afterEach(() => vi.unstubAllGlobals());
 
-describe('the MCP server form', { timeout: 15_000 }, () => {
+describe('the MCP server form', { timeout: 30_000 }, () => {
   it('shows the server’s stdio refusal at the transport field', async () => {
     serve(() => ({ status: 403, body: { code: 'mcp_stdio_disabled', msg: 'stdio 已被禁用', request_id: 'r1', errors: [{ field: 'mode', message: 'stdio MCP servers are disabled' }] } }));
     const onClose = vi.fn();
