@@ -1,6 +1,6 @@
 // The Workspace's MCP servers (their sessions on this replica, polled while one connects) and
 // the tools they offer together, as an agent without a pipeline's bindings would see them.
-import { Alert, Badge, Button, Card, Group, Skeleton, Stack, Switch, Table, Tabs, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Card, Group, Skeleton, Stack, Switch, Table, Tabs, Text, Title, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { Info, Plus } from 'lucide-react';
 import { useState } from 'react';
@@ -146,9 +146,11 @@ function ServerRow({ server, manage, onDetail, onEdit }: { server: McpServer; ma
           <Text size="sm" fw={500}>
             {name}
           </Text>
-          <Badge variant="outline" color="gray" size="sm">
-            {t(`mcpServers.mode.${server.mode}`, { defaultValue: server.mode })}
-          </Badge>
+          <Tooltip label={t(`mcpServers.mode.${server.mode}`, { defaultValue: server.mode })}>
+            <Badge variant="outline" color="gray" size="sm" tt="none" tabIndex={0}>
+              {server.mode}
+            </Badge>
+          </Tooltip>
         </Group>
         {result && (
           <div style={{ marginTop: 6 }}>

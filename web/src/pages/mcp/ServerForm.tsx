@@ -215,7 +215,7 @@ function PairRows({ form, list }: { form: UseFormReturnType<Values>; list: 'head
   const label = list === 'headers' ? 'header' : 'env';
   return (
     <Stack gap={6}>
-      <Text size="sm" fw={500} id={`${list}-label`}>
+      <Text size="sm" fw={500}>
         {t(`mcpServers.${list}`)}
       </Text>
       {rows.length === 0 && (
@@ -245,12 +245,12 @@ function PairRows({ form, list }: { form: UseFormReturnType<Values>; list: 'head
                   readOnly
                   visible={false}
                   visibilityToggleButtonProps={{ style: { display: 'none' } }}
-                  description={t('mcpServers.secretKept')}
+                  aria-describedby={`${list}-kept`}
                 />
                 <Button
                   variant="light"
                   size="xs"
-                  mt={2}
+                  mt={4}
                   onClick={() => {
                     setReplacing(path);
                     form.setFieldValue(path, '');
@@ -282,6 +282,11 @@ function PairRows({ form, list }: { form: UseFormReturnType<Values>; list: 'head
           </Group>
         );
       })}
+      {rows.some((r) => r.value === MASK) && (
+        <Text size="xs" c="dimmed" id={`${list}-kept`}>
+          {t('mcpServers.secretKept')}
+        </Text>
+      )}
       <Group>
         <Button variant="subtle" size="compact-sm" leftSection={<Plus size={14} />} onClick={() => form.insertListItem(list, { key: '', value: '' })}>
           {t(`mcpServers.add_${label}`)}
