@@ -1,6 +1,6 @@
 import { AppShell, Burger, Group, NavLink, ScrollArea } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { Boxes, KeyRound, UsersRound } from 'lucide-react';
+import { Boxes, KeyRound, Plug, UsersRound } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { NavLink as RouterLink, useLocation } from 'react-router';
@@ -14,6 +14,7 @@ import { WorkspaceSwitcher } from '../components/WorkspaceSwitcher';
 const NAV = [
   { to: '/models', label: 'nav.models', icon: Boxes },
   { to: '/api-keys', label: 'nav.apiKeys', icon: KeyRound },
+  { to: '/mcp-servers', label: 'mcpServers.nav', icon: Plug },
   { to: '/workspace', label: 'nav.workspace', icon: UsersRound },
 ] as const;
 

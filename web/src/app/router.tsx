@@ -21,6 +21,7 @@ export function createRouter() {
             { index: true, element: <Navigate to="/models" replace /> },
             { path: '/models', lazy: page(pages.models) },
             { path: '/api-keys', lazy: page(pages.apiKeys) },
+            { path: '/mcp-servers', lazy: page(pages.mcpServers) },
             { path: '/workspace', lazy: page(pages.workspace) },
             { path: '/account', lazy: page(pages.account) },
             { path: '*', lazy: page(pages.notFound) },
