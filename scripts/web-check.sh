@@ -15,6 +15,13 @@ if ! command -v chromium >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
+# The browser test of the MCP servers page runs the test MCP server (official Python SDK).
+# shellcheck source=lib/mcp_venv.sh
+source scripts/lib/mcp_venv.sh
+log "MCP SDK venv"
+ensure_mcp_venv
+export TEST_MCP_PYTHON="$MCP_PYTHON"
+
 cd web
 log "npm ci"
 npm ci --no-audit --no-fund --cache "${NPM_CACHE_DIR:-/var/cache/langbot-npm}" --prefer-offline

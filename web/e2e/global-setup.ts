@@ -22,7 +22,7 @@ declare module 'vitest' {
   }
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
     const probe = createServer();
     probe.once('error', fail);
@@ -48,13 +48,13 @@ async function waitReady(url: string, server: ChildProcess): Promise<void> {
   throw new Error('langbot did not become ready in 30 s');
 }
 
-interface Server {
+export interface Server {
   url: string;
   stop: () => Promise<void>;
 }
 
 /** The release binary on a fresh SQLite data dir and a free loopback port, serving web/dist. */
-async function startServer(bin: string, env: Record<string, string>): Promise<Server> {
+export async function startServer(bin: string, env: Record<string, string>): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'langbot-e2e-data-'));
   const port = await freePort();
   const server = spawn(bin, ['serve'], {

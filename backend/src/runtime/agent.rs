@@ -55,17 +55,6 @@ struct Candidate {
 /// A tool result goes back to the model at most this long.
 const TOOL_RESULT_MAX: usize = 20_000;
 
-fn cut_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!(
-            "{}... [truncated {} chars]",
-            &text[..i],
-            text[i..].chars().count()
-        ),
-        None => text.to_string(),
-    }
-}
-
 /// Runs the agent: the model answers, calling tools for up to `max-tool-rounds` rounds
 /// (the calls of one answer side by side), then is asked for its final answer without tools.
 /// Each model call falls back to the next configured model on failure; `Err` is the last error.
@@ -169,9 +158,9 @@ pub async fn answer(state: &AppState, ask: Ask<'_>) -> Result<Answer, String> {
         for (call, run) in calls.iter().zip(runs) {
             recorder::tool_call(&state.db, scope, &run, message_id).await;
             let content = if run.ok {
-                cut_chars(&run.text, TOOL_RESULT_MAX)
+                recorder::truncated(&run.text, TOOL_RESULT_MAX)
             } else {
-                format!("Error: {}", cut_chars(&run.text, TOOL_RESULT_MAX))
+                format!("Error: {}", recorder::truncated(&run.text, TOOL_RESULT_MAX))
             };
             messages.push(ChatMessage {
                 role: "tool".into(),

@@ -355,8 +355,9 @@ pub async fn trace(db: &DatabaseConnection, workspace: &str, bot: &str, t: Trace
 /// Stored arguments and results are cut here (LangBot's limit).
 const TOOL_TEXT_MAX: usize = 20_000;
 
-fn cut(text: &str) -> String {
-    match text.char_indices().nth(TOOL_TEXT_MAX) {
+/// `text` cut to `max` characters, saying how many were left out (LangBot's marker).
+pub fn truncated(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
         Some((i, _)) => format!(
             "{}... [truncated {} chars]",
             &text[..i],
@@ -364,6 +365,10 @@ fn cut(text: &str) -> String {
         ),
         None => text.to_string(),
     }
+}
+
+fn cut(text: &str) -> String {
+    truncated(text, TOOL_TEXT_MAX)
 }
 
 /// One tool call the agent made.

@@ -1,6 +1,6 @@
 import { AppShell, Burger, Group, NavLink, ScrollArea } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { Activity, Bot, Boxes, KeyRound, UsersRound, Workflow } from 'lucide-react';
+import { Activity, Bot, Boxes, KeyRound, Plug, UsersRound, Workflow } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { NavLink as RouterLink, useLocation } from 'react-router';
@@ -17,6 +17,7 @@ const NAV = [
   { to: '/pipelines', label: 'nav.pipelines', icon: Workflow },
   { to: '/models', label: 'nav.models', icon: Boxes },
   { to: '/api-keys', label: 'nav.apiKeys', icon: KeyRound },
+  { to: '/mcp-servers', label: 'nav.mcpServers', icon: Plug },
   { to: '/workspace', label: 'nav.workspace', icon: UsersRound },
 ] as const;
 

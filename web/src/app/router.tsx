@@ -13,6 +13,7 @@ const P = {
   invitation: lazy(pages.invitation),
   models: lazy(pages.models),
   apiKeys: lazy(pages.apiKeys),
+  mcpServers: lazy(pages.mcpServers),
   workspace: lazy(pages.workspace),
   account: lazy(pages.account),
   bots: lazy(pages.bots),
@@ -39,6 +40,7 @@ export function AppRoutes() {
               <Route index element={<Navigate to="/models" replace />} />
               <Route path="/models" element={<P.models />} />
               <Route path="/api-keys" element={<P.apiKeys />} />
+              <Route path="/mcp-servers" element={<P.mcpServers />} />
               <Route path="/workspace" element={<P.workspace />} />
               <Route path="/account" element={<P.account />} />
               <Route path="/platform/bots" element={<P.bots />} />

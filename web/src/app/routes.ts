@@ -8,6 +8,7 @@ export const pages = {
   invitation: () => import('../pages/AcceptInvitationPage'),
   models: () => import('../pages/models/ModelsPage'),
   apiKeys: () => import('../pages/apikeys/ApiKeysPage'),
+  mcpServers: () => import('../pages/mcp/McpServersPage'),
   workspace: () => import('../pages/workspace/WorkspacePage'),
   account: () => import('../pages/AccountPage'),
   bots: () => import('../pages/bots/BotsPage'),
@@ -23,7 +24,7 @@ export const pages = {
 export const loggedIn = () => import('./RequireSession');
 
 const PUBLIC: Record<string, Page> = { '/setup': pages.setup, '/login': pages.login, '/invitations/accept': pages.invitation };
-const PRIVATE: Record<string, Page> = { '/models': pages.models, '/': pages.models, '/api-keys': pages.apiKeys, '/workspace': pages.workspace, '/account': pages.account, '/platform/bots': pages.bots, '/pipelines': pages.pipelines, '/monitoring': pages.monitoring };
+const PRIVATE: Record<string, Page> = { '/models': pages.models, '/': pages.models, '/api-keys': pages.apiKeys, '/mcp-servers': pages.mcpServers, '/workspace': pages.workspace, '/account': pages.account, '/platform/bots': pages.bots, '/pipelines': pages.pipelines, '/monitoring': pages.monitoring };
 
 const DETAIL: [string, Page][] = [
   ['/platform/bots/', pages.bot],

@@ -43,7 +43,7 @@ const enKeys = base(flatten(en));
 const zhKeys = base(flatten(zh));
 
 /** The page directories and the area each loads (pages/<dir>/*Page.tsx call addArea). */
-const AREA_OF_DIR: Record<string, string> = { models: 'models', apikeys: 'apiKeys', workspace: 'workspace', bots: 'bots', pipelines: 'pipelines', monitoring: 'monitoring' };
+const AREA_OF_DIR: Record<string, string> = { models: 'models', apikeys: 'apiKeys', mcp: 'mcpServers', workspace: 'workspace', bots: 'bots', pipelines: 'pipelines', monitoring: 'monitoring' };
 
 function literalKeys(file: string): string[] {
   const text = readFileSync(file, 'utf8');

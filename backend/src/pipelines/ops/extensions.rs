@@ -58,7 +58,7 @@ impl Operation for UpdatePipelineExtensions {
              `enable_all_mcp_servers: true` every enabled server is used.",
     )
     .permission(Permission::ResourceManage)
-    .mcp(McpTool::FLAT);
+    .mcp(McpTool::FLAT.all_required());
     type Path = PipelinePath;
     type Query = NoParams;
     type Body = UpdateExtensionsBody;
