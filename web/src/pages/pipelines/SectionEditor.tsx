@@ -35,21 +35,20 @@ export function SectionEditor({ pipeline, section, canEdit }: { pipeline: Pipeli
     validate: (values) => Object.assign({}, ...stages.map((s) => validateFields(s.fields, (get(values, s.path) ?? {}) as Record<string, unknown>, t, s.path))) as Record<string, string>,
   });
 
+  // The promise, not mutate's callbacks: a save refetches the pipeline, whose new `updated_at`
+  // remounts this editor (its key), and callbacks of an unmounted caller never fire.
   const submit = (values: Values) =>
-    save.mutate(
-      { config: jsonObject({ [section.name]: sectionSubmitted(values, section.name, stages) }) },
-      {
-        onSuccess: () => {
-          notifySuccess(t('pipelines.sectionSaved', { section: localize(section.label, i18n.language) }));
-          form.resetDirty();
-        },
-        onError: (error) => {
-          if (!(error instanceof ApiError)) return;
-          for (const { field, message } of error.fieldErrors) {
-            const at = itemPathOf(field, stages);
-            if (at) form.setFieldError(at, message);
-          }
-        },
+    save.mutateAsync({ config: jsonObject({ [section.name]: sectionSubmitted(values, section.name, stages) }) }).then(
+      () => {
+        notifySuccess(t('pipelines.sectionSaved', { section: localize(section.label, i18n.language) }));
+        form.resetDirty();
+      },
+      (error: unknown) => {
+        if (!(error instanceof ApiError)) return;
+        for (const { field, message } of error.fieldErrors) {
+          const at = itemPathOf(field, stages);
+          if (at) form.setFieldError(at, message);
+        }
       },
     );
 
