@@ -24,6 +24,7 @@ pub const ENV_KEYS: &[(&str, &str)] = &[
     ("LANGBOT_DRAIN_TIMEOUT", "api.drain_timeout"),
     ("LANGBOT_WEB_DIR", "web.dir"),
     ("LANGBOT_MONITORING_RETENTION", "monitoring.retention"),
+    ("LANGBOT_ADAPTER_LEASE", "bots.adapter_lease"),
     ("LANGBOT_LOG", "log.filter"),
     ("LANGBOT_LOG_FORMAT", "log.format"),
 ];
@@ -40,7 +41,17 @@ pub struct Settings {
     pub auth: AuthSettings,
     pub web: WebSettings,
     pub monitoring: MonitoringSettings,
+    pub bots: BotSettings,
     pub log: LogSettings,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BotSettings {
+    /// How long a replica holds a connection-style bot (gateway, long polling, forward
+    /// WebSocket) without renewing it; another replica takes over after it lapses.
+    #[serde(with = "de::duration")]
+    pub adapter_lease: Duration,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -167,6 +178,9 @@ impl Default for Settings {
                 stream_heartbeat: Duration::from_secs(10),
                 viewers_per_workspace: 64,
                 viewers_total: 1024,
+            },
+            bots: BotSettings {
+                adapter_lease: Duration::from_secs(15),
             },
             log: LogSettings {
                 filter: "info".into(),
