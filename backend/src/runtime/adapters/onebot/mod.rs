@@ -542,31 +542,23 @@ pub async fn run_listener(state: AppState, bot: Arc<bot::Model>, stop: Cancellat
                     Err(e) => break Err(format!("accept failed: {e}")),
                 },
             };
-            let (state, bot, stop, config) = (state.clone(), bot.clone(), stop.clone(), config.clone());
+            let (state, bot, stop, config) =
+                (state.clone(), bot.clone(), stop.clone(), config.clone());
             conns.spawn(async move {
-                let mut admitted = true;
-                let check = |req: &tokio_tungstenite::tungstenite::handshake::server::Request,
-                             resp: tokio_tungstenite::tungstenite::handshake::server::Response| {
-                    let auth = req.headers().get("authorization").and_then(|v| v.to_str().ok());
-                    if config.admits(auth, req.uri().query().unwrap_or_default()) {
-                        Ok(resp)
-                    } else {
-                        admitted = false;
-                        let mut refusal = tokio_tungstenite::tungstenite::handshake::server::ErrorResponse::new(Some("wrong access token".into()));
-                        *refusal.status_mut() = tokio_tungstenite::tungstenite::http::StatusCode::UNAUTHORIZED;
-                        Err(refusal)
-                    }
-                };
-                let accepted = tokio_tungstenite::accept_hdr_async(socket, check).await;
-                match accepted {
+                match handshake(socket, &config).await {
                     Ok(ws) => {
-                        status::log(state.store.as_ref(), &bot.uuid, LogLevel::Info, "a OneBot implementation connected").await;
-                        let _ = serve(&state, &bot, crate::bots::adapters::AIOCQHTTP, ws, &stop).await;
+                        let connected = "a OneBot implementation connected";
+                        status::log(state.store.as_ref(), &bot.uuid, LogLevel::Info, connected)
+                            .await;
+                        let _ =
+                            serve(&state, &bot, crate::bots::adapters::AIOCQHTTP, ws, &stop).await;
                     }
-                    Err(_) if !admitted => {
-                        status::log(state.store.as_ref(), &bot.uuid, LogLevel::Warning, "refused a OneBot connection: wrong or missing access token").await;
+                    Err(true) => {
+                        let refused = "refused a OneBot connection: wrong or missing access token";
+                        status::log(state.store.as_ref(), &bot.uuid, LogLevel::Warning, refused)
+                            .await;
                     }
-                    Err(_) => {}
+                    Err(false) => {}
                 }
             });
         };
@@ -575,4 +567,32 @@ pub async fn run_listener(state: AppState, bot: Arc<bot::Model>, stop: Cancellat
         ended
     })
     .await;
+}
+
+/// The server side of a WebSocket handshake checking the access token; `Err(true)` when
+/// the token was wrong or missing.
+async fn handshake(
+    socket: tokio::net::TcpStream,
+    config: &Config,
+) -> Result<tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>, bool> {
+    use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+    let mut admitted = true;
+    // The callback's error type is tungstenite's, as its trait demands.
+    #[expect(clippy::result_large_err, reason = "tungstenite's callback signature")]
+    let check = |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
+        let auth = req
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok());
+        if config.admits(auth, req.uri().query().unwrap_or_default()) {
+            Ok(resp)
+        } else {
+            admitted = false;
+            let mut refusal = ErrorResponse::new(Some("wrong access token".into()));
+            *refusal.status_mut() = tokio_tungstenite::tungstenite::http::StatusCode::UNAUTHORIZED;
+            Err(refusal)
+        }
+    };
+    let accepted = tokio_tungstenite::accept_hdr_async(socket, check).await;
+    accepted.map_err(|_| !admitted)
 }
