@@ -1,7 +1,7 @@
 //! The messaging-platform adapters end to end: each against a local fake of its platform
 //! speaking the real protocol, a full turn through the fake model on the suite's back ends.
 
-//TMP mod discord;
+mod discord;
 //TMP mod lark;
 mod lifecycle;
 //TMP mod onebot;

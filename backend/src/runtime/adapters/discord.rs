@@ -441,12 +441,38 @@ impl Outbox for DiscordOutbox {
     }
 }
 
-/// `send_message` to a channel (a DM channel for a person).
-pub fn outbox_for(state: &AppState, bot: &bot::Model, channel: &str) -> ApiResult<Box<dyn Outbox>> {
+/// `send_message`: a group target is a channel; for a person the DM channel is opened
+/// (`POST /users/@me/channels`, which answers the existing one).
+pub async fn outbox_for(
+    state: &AppState,
+    bot: &bot::Model,
+    kind: SessionType,
+    target: &str,
+) -> ApiResult<Box<dyn Outbox>> {
     let config = Config::of(bot).map_err(ApiError::unavailable)?;
+    let rest = config.rest(state);
+    let channel = match kind {
+        SessionType::Group => target.to_string(),
+        SessionType::Person => {
+            let dm = rest
+                .post("/users/@me/channels", json!({ "recipient_id": target }))
+                .await
+                .map_err(|why| {
+                    ApiError::new(crate::error::ErrorCode::UpstreamError)
+                        .msg(format!("Could not open a DM channel: {why}"))
+                })?;
+            dm["id"]
+                .as_str()
+                .ok_or_else(|| {
+                    ApiError::new(crate::error::ErrorCode::UpstreamError)
+                        .msg("Discord answered no DM channel id")
+                })?
+                .to_string()
+        }
+    };
     Ok(Box::new(DiscordOutbox {
-        rest: config.rest(state),
-        channel: channel.to_string(),
+        rest,
+        channel,
         reply_to: None,
     }))
 }

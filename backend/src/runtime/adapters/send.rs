@@ -164,7 +164,9 @@ impl Operation for SendMessage {
         let body = input.body;
         let outbox: Box<dyn Outbox> = match bot.adapter.as_str() {
             names::TELEGRAM => super::telegram::outbox_for(state, &bot, &body.target_id)?,
-            names::DISCORD => super::discord::outbox_for(state, &bot, &body.target_id)?,
+            names::DISCORD => {
+                super::discord::outbox_for(state, &bot, body.target_type, &body.target_id).await?
+            }
             names::SLACK => super::slack::outbox_for(state, &bot, &body.target_id)?,
             names::LARK => super::lark::outbox_for(state, &bot, &body.target_id)?,
             names::ONEBOT_V11 | names::AIOCQHTTP => {

@@ -2,15 +2,24 @@
 //! the Telegram Bot API, the Discord Gateway and REST, the Slack Web API and Socket Mode, a
 //! OneBot v11 implementation (both WebSocket directions), and the Lark Open API.
 
-//TMP pub mod discord;
+pub mod discord;
 //TMP pub mod lark;
 //TMP pub mod onebot;
 //TMP pub mod slack;
 pub mod telegram;
 
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
+use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio_tungstenite::tungstenite::handshake::server::{
+    Request as WsRequest, Response as WsResponse,
+};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
 
 /// What a fake received, by method or action name, in order.
 #[derive(Clone, Default)]
@@ -41,26 +50,150 @@ impl Calls {
     }
 }
 
-/// The fields of a multipart/form-data body: (name, text value or `<n bytes>`).
+/// The fields of a multipart/form-data body: (name, text value or `<n bytes>` for a file).
 pub fn multipart_fields(body: &[u8]) -> Vec<(String, String)> {
-    let text = String::from_utf8_lossy(body);
+    fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+        hay.windows(needle.len()).position(|w| w == needle)
+    }
+    let Some(end) = find(body, b"\r\n") else {
+        return Vec::new();
+    };
+    let boundary = [b"\r\n", &body[..end]].concat();
+    let body = [b"\r\n", body].concat();
     let mut out = Vec::new();
-    for part in text
-        .split("Content-Disposition: form-data; name=\"")
-        .skip(1)
-    {
-        let name = part.split('"').next().unwrap_or_default().to_string();
-        let value = part
-            .split_once("\r\n\r\n")
-            .map(|(_, v)| v)
-            .unwrap_or_default();
-        let value = value.rsplit_once("\r\n--").map_or(value, |(v, _)| v);
-        let shown = if part.contains("filename=") {
+    let mut rest = &body[..];
+    while let Some(next) = find(rest, &boundary[..]).map(|i| &rest[i + boundary.len()..]) {
+        let Some(head_end) = find(next, b"\r\n\r\n") else {
+            break;
+        };
+        let head = String::from_utf8_lossy(&next[..head_end]).to_string();
+        let content = &next[head_end + 4..];
+        let len = find(content, &boundary[..]).unwrap_or(content.len());
+        let value = &content[..len];
+        let name = head
+            .split("name=\"")
+            .nth(1)
+            .and_then(|n| n.split('"').next())
+            .unwrap_or_default()
+            .to_string();
+        let shown = if head.contains("filename=") {
             format!("<{} bytes>", value.len())
         } else {
-            value.to_string()
+            String::from_utf8_lossy(value).to_string()
         };
         out.push((name, shown));
+        rest = &content[len..];
     }
     out
+}
+
+/// One accepted WebSocket connection of a [`WsServer`], with its handshake's path and query
+/// and headers (lower-case names).
+pub struct WsConn {
+    pub ws: WebSocketStream<TcpStream>,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+}
+
+impl WsConn {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub async fn send(&mut self, frame: &Value) -> bool {
+        self.ws.send(Message::text(frame.to_string())).await.is_ok()
+    }
+
+    /// The next JSON text frame (pings answered, others skipped); `None` when closed.
+    pub async fn next(&mut self) -> Option<Value> {
+        next_json(&mut self.ws).await
+    }
+}
+
+/// The next JSON text frame of a WebSocket; `None` when it closed.
+pub async fn next_json<S>(ws: &mut WebSocketStream<S>) -> Option<Value>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    loop {
+        match ws.next().await? {
+            Ok(Message::Text(t)) => {
+                if let Ok(v) = serde_json::from_str(t.as_str()) {
+                    return Some(v);
+                }
+            }
+            Ok(Message::Ping(p)) => {
+                let _ = ws.send(Message::Pong(p)).await;
+            }
+            Ok(Message::Close(_)) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// A WebSocket server on 127.0.0.1: every connection runs the handler until it returns or
+/// the test cuts every connection at once ([`WsServer::drop_all`], no close frame, as a
+/// network failure would).
+pub struct WsServer {
+    pub port: u16,
+    cut: watch::Sender<u64>,
+}
+
+impl WsServer {
+    pub async fn start<F, Fut>(handler: F) -> Self
+    where
+        F: Fn(WsConn) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind ws");
+        let port = listener.local_addr().expect("ws addr").port();
+        let (cut, _) = watch::channel(0u64);
+        let cuts = cut.clone();
+        let handler = Arc::new(handler);
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                let handler = handler.clone();
+                let mut cut = cuts.subscribe();
+                tokio::spawn(async move {
+                    let seen: Arc<Mutex<(String, Vec<(String, String)>)>> = Arc::default();
+                    let record = seen.clone();
+                    let callback = move |req: &WsRequest, resp: WsResponse| {
+                        let headers = req
+                            .headers()
+                            .iter()
+                            .map(|(n, v)| {
+                                (
+                                    n.as_str().to_ascii_lowercase(),
+                                    v.to_str().unwrap_or_default().to_string(),
+                                )
+                            })
+                            .collect();
+                        *record.lock().unwrap() = (req.uri().to_string(), headers);
+                        Ok(resp)
+                    };
+                    let Ok(ws) = tokio_tungstenite::accept_hdr_async(socket, callback).await else {
+                        return;
+                    };
+                    let (path, headers) = seen.lock().unwrap().clone();
+                    tokio::select! {
+                        _ = handler(WsConn { ws, path, headers }) => {}
+                        _ = cut.changed() => {}
+                    }
+                });
+            }
+        });
+        Self { port, cut }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("ws://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// Drops every open connection without a close frame.
+    pub fn drop_all(&self) {
+        self.cut.send_modify(|g| *g += 1);
+    }
 }
