@@ -351,3 +351,10 @@ pub fn is_connection_style(name: &str, config: &serde_json::Value) -> bool {
         _ => false,
     }
 }
+
+/// Adapters the supervisor runs on one replica under a lease: the connection-style ones,
+/// and webhook-style ones whose credentials it checks (and whose account it learns) so a
+/// wrong token shows in the bot's state before the first event.
+pub fn is_supervised(name: &str, config: &serde_json::Value) -> bool {
+    is_connection_style(name, config) || matches!(name, SLACK | LARK)
+}

@@ -5,7 +5,7 @@ mod discord;
 //TMP mod lark;
 mod lifecycle;
 //TMP mod onebot;
-//TMP mod slack;
+mod slack;
 mod telegram;
 //TMP mod web_page;
 

@@ -5,7 +5,7 @@
 //! per replica.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use actix_web::{HttpRequest, HttpResponse};
@@ -15,7 +15,9 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
 
+use super::supervisor::{self, Ended};
 use super::{Image, Outbox, PartOptions, SendResult};
 use crate::bots::adapters::LARK;
 use crate::bots::status::{self, LogLevel};
@@ -224,6 +226,38 @@ async fn account(api: &Api, bot: &str) -> Option<String> {
     }
 }
 
+/// Checks the app's credentials (a tenant access token, then `/bot/v3/info`) under the
+/// lease, so a wrong app secret shows in the bot's state before the first event, and
+/// records the bot's `open_id`. Events arrive at [`events`] on any replica.
+pub async fn run_probe(state: AppState, bot: Arc<bot::Model>, stop: CancellationToken) {
+    supervisor::reconnecting(&state, &bot.uuid, &stop, || async {
+        let config = Config::of(&bot)?;
+        let api = Api {
+            state: state.clone(),
+            config,
+        };
+        let http = state.http.clone();
+        let url = api.url("/bot/v3/info");
+        let info = api
+            .call(|t| http.get(&url).bearer_auth(t), "bot info")
+            .await?;
+        let id = info["bot"]["open_id"]
+            .as_str()
+            .ok_or("bot info: no open_id")?;
+        status::set_account(
+            state.store.as_ref(),
+            &bot.uuid,
+            id,
+            info["bot"]["app_name"].as_str(),
+        )
+        .await;
+        supervisor::running(&state, &bot.uuid).await;
+        stop.cancelled().await;
+        Ok(Ended::Stopped)
+    })
+    .await;
+}
+
 /// Decrypts an `{"encrypt": …}` body: AES-256-CBC, key SHA-256(encrypt key), the IV the
 /// first 16 bytes.
 pub fn decrypt(key: &str, encrypted: &str) -> Option<Vec<u8>> {
@@ -415,6 +449,7 @@ async fn message(
     let outbox = LarkOutbox {
         api,
         chat: chat.to_string(),
+        receive_id_type: "chat_id",
         reply_to: Some(message_id.to_string()),
     };
     super::accept(state, bot.clone(), msg, Box::new(outbox), event_id).await;
@@ -423,7 +458,9 @@ async fn message(
 /// Replies into a chat (as a reply to the message).
 pub struct LarkOutbox {
     api: Api,
+    /// A chat id, or (`send_message` to a person) the user's `open_id`.
     chat: String,
+    receive_id_type: &'static str,
     reply_to: Option<String>,
 }
 
@@ -433,7 +470,10 @@ impl LarkOutbox {
         let body = json!({ "msg_type": msg_type, "content": content.to_string(), "receive_id": self.chat });
         let url = match (&self.reply_to, quote) {
             (Some(id), true) => self.api.url(&format!("/im/v1/messages/{id}/reply")),
-            _ => self.api.url("/im/v1/messages?receive_id_type=chat_id"),
+            _ => self.api.url(&format!(
+                "/im/v1/messages?receive_id_type={}",
+                self.receive_id_type
+            )),
         };
         let sent = self
             .api
@@ -502,15 +542,24 @@ impl Outbox for LarkOutbox {
     }
 }
 
-/// `send_message` to a chat.
-pub fn outbox_for(state: &AppState, bot: &bot::Model, chat: &str) -> ApiResult<Box<dyn Outbox>> {
+/// `send_message` to a group chat (`chat_id`) or a person (`open_id`).
+pub fn outbox_for(
+    state: &AppState,
+    bot: &bot::Model,
+    kind: SessionType,
+    target: &str,
+) -> ApiResult<Box<dyn Outbox>> {
     let config = Config::of(bot).map_err(ApiError::unavailable)?;
     Ok(Box::new(LarkOutbox {
         api: Api {
             state: state.clone(),
             config,
         },
-        chat: chat.to_string(),
+        chat: target.to_string(),
+        receive_id_type: match kind {
+            SessionType::Group => "chat_id",
+            SessionType::Person => "open_id",
+        },
         reply_to: None,
     }))
 }

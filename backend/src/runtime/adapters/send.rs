@@ -168,7 +168,7 @@ impl Operation for SendMessage {
                 super::discord::outbox_for(state, &bot, body.target_type, &body.target_id).await?
             }
             names::SLACK => super::slack::outbox_for(state, &bot, &body.target_id)?,
-            names::LARK => super::lark::outbox_for(state, &bot, &body.target_id)?,
+            names::LARK => super::lark::outbox_for(state, &bot, body.target_type, &body.target_id)?,
             names::ONEBOT_V11 | names::AIOCQHTTP => {
                 super::onebot::outbox_for(state, &bot, body.target_type, &body.target_id)?
             }

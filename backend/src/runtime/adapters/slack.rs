@@ -98,6 +98,33 @@ impl Api {
         }
     }
 
+    /// A form-encoded call, for the methods that refuse JSON bodies
+    /// (`files.getUploadURLExternal`).
+    async fn call_form(&self, method: &str, form: &[(&str, String)]) -> Result<Value, String> {
+        let resp = self
+            .http
+            .post(format!("{}/{method}", self.base))
+            .bearer_auth(&self.token)
+            .timeout(TIMEOUT)
+            .form(form)
+            .send()
+            .await
+            .map_err(|e| format!("{method}: {}", e.without_url()))?;
+        let status = resp.status();
+        let answer: Value = resp
+            .json()
+            .await
+            .map_err(|_| format!("{method}: HTTP {} with an unreadable body", status.as_u16()))?;
+        if answer["ok"] == Value::Bool(true) {
+            Ok(answer)
+        } else {
+            Err(format!(
+                "{method}: {}",
+                answer["error"].as_str().unwrap_or("refused")
+            ))
+        }
+    }
+
     async fn download(&self, url: &str) -> Result<Vec<u8>, String> {
         let resp = self
             .http
@@ -339,7 +366,10 @@ impl Outbox for SlackOutbox {
             Image::Bytes(bytes) => {
                 let upload = self
                     .api
-                    .call("files.getUploadURLExternal", json!({ "filename": "image.png", "length": bytes.len() }))
+                    .call_form(
+                        "files.getUploadURLExternal",
+                        &[("filename", "image.png".into()), ("length", bytes.len().to_string())],
+                    )
                     .await?;
                 let (Some(url), Some(file)) = (upload["upload_url"].as_str(), upload["file_id"].as_str()) else {
                     return Err("files.getUploadURLExternal: no upload URL".into());
@@ -375,6 +405,34 @@ pub fn outbox_for(state: &AppState, bot: &bot::Model, channel: &str) -> ApiResul
         channel: channel.to_string(),
         thread: None,
     }))
+}
+
+/// The Events API mode (under the lease, on one replica): checks the bot token
+/// (`auth.test`) and the signing secret, so a wrong one shows in the bot's state before the
+/// first event, and records the bot's user id. The events themselves arrive at
+/// [`events`] on any replica.
+pub async fn run_events(state: AppState, bot: Arc<bot::Model>, stop: CancellationToken) {
+    supervisor::reconnecting(&state, &bot.uuid, &stop, || async {
+        let config = Config::of(&bot)?;
+        if config.signing_secret.as_deref().is_none_or(str::is_empty) {
+            return Err("the Events API needs the signing secret".to_string());
+        }
+        let me = config
+            .api(&state, &config.bot_token)
+            .call("auth.test", json!({}))
+            .await?;
+        status::set_account(
+            state.store.as_ref(),
+            &bot.uuid,
+            me["user_id"].as_str().unwrap_or_default(),
+            me["user"].as_str(),
+        )
+        .await;
+        supervisor::running(&state, &bot.uuid).await;
+        stop.cancelled().await;
+        Ok(Ended::Stopped)
+    })
+    .await;
 }
 
 /// Socket Mode (under the lease): open a connection URL with the app token, acknowledge

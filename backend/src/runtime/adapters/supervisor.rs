@@ -5,6 +5,10 @@
 //! competes for the lease of each; when the holder dies its lease lapses and another replica
 //! takes over. A bot disabled, deleted or reconfigured is stopped (and restarted with its new
 //! config). Each bot runs in its own task: a failing one never blocks the others.
+//!
+//! Webhook-style bots with platform credentials (Slack's Events API, Lark) are supervised
+//! too, only to check the credentials and learn the bot's account (so a wrong token shows in
+//! the bot's state before the first event); their events are answered on any replica.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -28,6 +32,7 @@ const ADAPTERS: &[&str] = &[
     names::SLACK,
     names::ONEBOT_V11,
     names::AIOCQHTTP,
+    names::LARK,
 ];
 
 /// This process's supervisor: lets a test kill the adapters as a crash would.
@@ -102,7 +107,7 @@ fn reconcile(
 ) {
     let wanted: HashMap<String, bot::Model> = bots
         .into_iter()
-        .filter(|b| names::is_connection_style(&b.adapter, &b.adapter_config))
+        .filter(|b| names::is_supervised(&b.adapter, &b.adapter_config))
         .map(|b| (b.uuid.clone(), b))
         .collect();
     runners.retain(|uuid, runner| {
@@ -204,7 +209,11 @@ async fn connect(state: AppState, bot: bot::Model, stop: CancellationToken) {
     match bot.adapter.as_str() {
         names::TELEGRAM => super::telegram::run(state, bot, stop).await,
         names::DISCORD => super::discord::run(state, bot, stop).await,
-        names::SLACK => super::slack::run_socket(state, bot, stop).await,
+        names::SLACK if bot.adapter_config["socket_mode"] == serde_json::json!(true) => {
+            super::slack::run_socket(state, bot, stop).await
+        }
+        names::SLACK => super::slack::run_events(state, bot, stop).await,
+        names::LARK => super::lark::run_probe(state, bot, stop).await,
         names::ONEBOT_V11 => super::onebot::run_forward(state, bot, stop).await,
         names::AIOCQHTTP => super::onebot::run_listener(state, bot, stop).await,
         _ => {}

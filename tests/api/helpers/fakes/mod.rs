@@ -5,7 +5,7 @@
 pub mod discord;
 //TMP pub mod lark;
 //TMP pub mod onebot;
-//TMP pub mod slack;
+pub mod slack;
 pub mod telegram;
 
 use std::future::Future;
