@@ -4,7 +4,7 @@
 mod discord;
 //TMP mod lark;
 mod lifecycle;
-//TMP mod onebot;
+mod onebot;
 mod slack;
 mod telegram;
 //TMP mod web_page;

@@ -4,7 +4,7 @@
 
 pub mod discord;
 //TMP pub mod lark;
-//TMP pub mod onebot;
+pub mod onebot;
 pub mod slack;
 pub mod telegram;
 
@@ -87,22 +87,13 @@ pub fn multipart_fields(body: &[u8]) -> Vec<(String, String)> {
     out
 }
 
-/// One accepted WebSocket connection of a [`WsServer`], with its handshake's path and query
-/// and headers (lower-case names).
+/// One accepted WebSocket connection of a [`WsServer`], with its handshake's path and query.
 pub struct WsConn {
     pub ws: WebSocketStream<TcpStream>,
     pub path: String,
-    pub headers: Vec<(String, String)>,
 }
 
 impl WsConn {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
     pub async fn send(&mut self, frame: &Value) -> bool {
         self.ws.send(Message::text(frame.to_string())).await.is_ok()
     }
@@ -148,6 +139,18 @@ impl WsServer {
         F: Fn(WsConn) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
+        Self::guarded(|_| true, handler).await
+    }
+
+    /// Like [`WsServer::start`], refusing the handshake with 401 when `admit` (given the
+    /// handshake's lower-case headers) says no.
+    pub async fn guarded<A, F, Fut>(admit: A, handler: F) -> Self
+    where
+        A: Fn(&[(String, String)]) -> bool + Send + Sync + 'static,
+        F: Fn(WsConn) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let admit = Arc::new(admit);
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind ws");
         let port = listener.local_addr().expect("ws addr").port();
         let (cut, _) = watch::channel(0u64);
@@ -155,13 +158,13 @@ impl WsServer {
         let handler = Arc::new(handler);
         tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
-                let handler = handler.clone();
+                let (handler, admit) = (handler.clone(), admit.clone());
                 let mut cut = cuts.subscribe();
                 tokio::spawn(async move {
                     let seen: Arc<Mutex<(String, Vec<(String, String)>)>> = Arc::default();
                     let record = seen.clone();
                     let callback = move |req: &WsRequest, resp: WsResponse| {
-                        let headers = req
+                        let headers: Vec<(String, String)> = req
                             .headers()
                             .iter()
                             .map(|(n, v)| {
@@ -171,15 +174,25 @@ impl WsServer {
                                 )
                             })
                             .collect();
+                        let admitted = admit(&headers);
                         *record.lock().unwrap() = (req.uri().to_string(), headers);
-                        Ok(resp)
+                        if admitted {
+                            Ok(resp)
+                        } else {
+                            let mut refusal = tokio_tungstenite::tungstenite::handshake::server::ErrorResponse::new(
+                                Some("unauthorized".into()),
+                            );
+                            *refusal.status_mut() =
+                                tokio_tungstenite::tungstenite::http::StatusCode::UNAUTHORIZED;
+                            Err(refusal)
+                        }
                     };
                     let Ok(ws) = tokio_tungstenite::accept_hdr_async(socket, callback).await else {
                         return;
                     };
-                    let (path, headers) = seen.lock().unwrap().clone();
+                    let path = seen.lock().unwrap().0.clone();
                     tokio::select! {
-                        _ = handler(WsConn { ws, path, headers }) => {}
+                        _ = handler(WsConn { ws, path }) => {}
                         _ = cut.changed() => {}
                     }
                 });

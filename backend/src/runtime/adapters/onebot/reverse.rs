@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::{on_frame, Config, Link, Links};
 use crate::bots::adapters::ONEBOT_V11;
-use crate::bots::status::{self, LogLevel};
+use crate::bots::status::{self, AdapterState, LogLevel};
 use crate::entities::bot;
 use crate::state::AppState;
 
@@ -64,12 +64,30 @@ pub async fn accept(
         "a OneBot implementation connected",
     )
     .await;
+    let mut changes = state.store.subscribe(status::CHANGED_CHANNEL).await.ok();
     actix_web::rt::spawn(async move {
         let (link, mut out) = Link::new();
         let links = state.parts.get::<Links>();
         links.put(&bot.uuid, &link);
+        let mut stopped = false;
         loop {
+            let changed = async {
+                match changes.as_mut() {
+                    Some(sub) => sub.next().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
+                change = changed => match change {
+                    Some(uuid) if uuid == bot.uuid.as_bytes() => {
+                        if !still_current(&state, &bot).await {
+                            stopped = true;
+                            break;
+                        }
+                    }
+                    Some(_) => {}
+                    None => changes = state.store.subscribe(status::CHANGED_CHANNEL).await.ok(),
+                },
                 Some(frame) = out.recv() => {
                     if session.text(frame).await.is_err() {
                         break;
@@ -88,14 +106,25 @@ pub async fn accept(
             }
         }
         links.remove(&bot.uuid, &link);
-        status::log(
-            state.store.as_ref(),
-            &bot.uuid,
-            LogLevel::Warning,
-            "the OneBot implementation disconnected",
-        )
-        .await;
+        let store = state.store.as_ref();
+        if stopped {
+            let why = "closed the OneBot connection: the bot was disabled, deleted or reconfigured";
+            status::log(store, &bot.uuid, LogLevel::Info, why).await;
+            status::set(store, &bot.uuid, AdapterState::Stopped, None, None).await;
+        } else {
+            let why = "the OneBot implementation disconnected; waiting for it to connect again";
+            status::log(store, &bot.uuid, LogLevel::Warning, why).await;
+            status::set(store, &bot.uuid, AdapterState::Connecting, None, None).await;
+        }
         let _ = session.close(None).await;
     });
     response
+}
+
+/// Whether the bot is still enabled with the config this connection was accepted under.
+async fn still_current(state: &AppState, bot: &bot::Model) -> bool {
+    match crate::runtime::http_bot::load(state, &bot.uuid).await {
+        Ok(now) => now.enable && now.adapter_config == bot.adapter_config,
+        Err(_) => false,
+    }
 }
