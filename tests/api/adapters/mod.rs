@@ -2,7 +2,7 @@
 //! speaking the real protocol, a full turn through the fake model on the suite's back ends.
 
 mod discord;
-//TMP mod lark;
+mod lark;
 mod lifecycle;
 mod onebot;
 mod slack;

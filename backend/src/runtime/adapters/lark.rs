@@ -511,10 +511,17 @@ impl Outbox for LarkOutbox {
                     .send()
                     .await
                     .map_err(|e| format!("image download: {}", e.without_url()))?;
-                resp.bytes()
+                if !resp.status().is_success() {
+                    return Err(format!("image download: HTTP {}", resp.status().as_u16()));
+                }
+                let bytes = resp
+                    .bytes()
                     .await
-                    .map_err(|e| e.without_url().to_string())?
-                    .to_vec()
+                    .map_err(|e| e.without_url().to_string())?;
+                if bytes.len() > MAX_IMAGE {
+                    return Err("image download: larger than 10 MiB".into());
+                }
+                bytes.to_vec()
             }
         };
         let http = state.http.clone();

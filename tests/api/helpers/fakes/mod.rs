@@ -3,7 +3,7 @@
 //! OneBot v11 implementation (both WebSocket directions), and the Lark Open API.
 
 pub mod discord;
-//TMP pub mod lark;
+pub mod lark;
 pub mod onebot;
 pub mod slack;
 pub mod telegram;
