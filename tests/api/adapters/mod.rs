@@ -7,7 +7,7 @@ mod lifecycle;
 mod onebot;
 mod slack;
 mod telegram;
-//TMP mod web_page;
+mod web_page;
 
 use std::time::Duration;
 
