@@ -198,7 +198,7 @@ async fn forward_websocket_connects_with_the_token_and_reconnects_after_a_drop()
     let rt = rig.wait_state(&app, &rig.bot, "running").await;
     eventually("the lifecycle event read", 10, || async {
         let rt = rig.runtime(&app).await;
-        (rt["bot_account_id"] == SELF_ID.to_string()).then_some(())
+        (rt["bot_account_id"].as_str() == Some(SELF_ID.to_string().as_str())).then_some(())
     })
     .await;
     assert_eq!(rt["state"]["state"], "running");

@@ -161,8 +161,9 @@ impl WsServer {
                 let (handler, admit) = (handler.clone(), admit.clone());
                 let mut cut = cuts.subscribe();
                 tokio::spawn(async move {
-                    let seen: Arc<Mutex<(String, Vec<(String, String)>)>> = Arc::default();
+                    let seen: Arc<Mutex<String>> = Arc::default();
                     let record = seen.clone();
+                    #[expect(clippy::result_large_err, reason = "tungstenite's callback signature")]
                     let callback = move |req: &WsRequest, resp: WsResponse| {
                         let headers: Vec<(String, String)> = req
                             .headers()
@@ -175,7 +176,7 @@ impl WsServer {
                             })
                             .collect();
                         let admitted = admit(&headers);
-                        *record.lock().unwrap() = (req.uri().to_string(), headers);
+                        *record.lock().unwrap() = req.uri().to_string();
                         if admitted {
                             Ok(resp)
                         } else {
@@ -190,7 +191,7 @@ impl WsServer {
                     let Ok(ws) = tokio_tungstenite::accept_hdr_async(socket, callback).await else {
                         return;
                     };
-                    let path = seen.lock().unwrap().0.clone();
+                    let path = seen.lock().unwrap().clone();
                     tokio::select! {
                         _ = handler(WsConn { ws, path }) => {}
                         _ = cut.changed() => {}
