@@ -53,7 +53,10 @@ impl Server {
             .arg("serve")
             .env("LANGBOT_DATA_DIR", dir.path())
             .env("LANGBOT_HTTP_ADDR", format!("127.0.0.1:{port}"))
-            .env("LANGBOT_LOG", "error")
+            .env(
+                "LANGBOT_LOG",
+                std::env::var("BENCH_LOG").unwrap_or_else(|_| "error".into()),
+            )
             .env("LANGBOT_TRUSTED_PROXIES", "127.0.0.1/32")
             .stdout(Stdio::null())
             .spawn()
@@ -125,7 +128,7 @@ impl Server {
             "/pipelines",
             json!({ "name": "bench", "is_default": true, "config": {
             "ai": { "runner_config": { "local-agent": { "model": { "primary": model["uuid"] } } } },
-            "safety": { "rate-limit": { "limitation": 1_000_000 } } } }),
+            "safety": { "rate-limit": { "limitation": 100_000 } } } }),
         )
         .await;
         let bot = self
