@@ -325,7 +325,7 @@ async fn bench(name: &str, bin: &str, n: usize) {
             for i in 0..n {
                 ob.push(onebot::private(
                     i as i64 + 1,
-                    10_000 + i as i64,
+                    100_000 + i as i64, // never the bot's own SELF_ID
                     json!([onebot::text("ping")]),
                 ));
             }
