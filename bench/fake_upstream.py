@@ -3,10 +3,18 @@
 (SSE, one chunk) and a callback receiver that counts deliveries. Standard library only.
 
     fake_upstream.py PORT      # serves /v1/chat/completions, /cb and /count
+
+Tool mode (bench/tools.sh): when tools are offered and the user says
+"tools <name> <count> [seconds]", the model asks for <count> calls of <name> at once; once the
+results come back it answers "done". With $FAKE_TOOL_LOG set, it appends when it sent each
+call ({"id", "sent"}) and when the result came back ({"id", "back"}), in time.time() seconds.
 """
 import json
+import os
 import sys
 import threading
+import time
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 COUNT = 0
@@ -31,11 +39,55 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             self._send(200, json.dumps({"count": COUNT}))
 
+    def _log(self, entries):
+        path = os.environ.get("FAKE_TOOL_LOG")
+        if path and entries:
+            with LOCK, open(path, "a", encoding="utf-8") as log:
+                for e in entries:
+                    log.write(json.dumps(e) + "\n")
+
+    def _tool_turn(self, body):
+        """The answer of tool mode, or None when the request is not one."""
+        messages = body.get("messages") or []
+        if not messages:
+            return None
+        last = messages[-1]
+        if last.get("role") == "tool":
+            now = time.time()
+            self._log([{"id": m.get("tool_call_id"), "back": now} for m in messages
+                       if m.get("role") == "tool"][-body_tool_count(messages):])
+            return [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": "done"}, "finish_reason": "stop"}]}], []
+        words = str(last.get("content") or "").split()
+        if not body.get("tools") or len(words) < 3 or words[0] != "tools":
+            return None
+        name, count = words[1], int(words[2])
+        seconds = float(words[3]) if len(words) > 3 else 0.0
+        calls = []
+        for i in range(count):
+            call_id = "call_" + uuid.uuid4().hex[:12]
+            args = {"text": call_id} if name == "echo" else {"seconds": seconds, "label": call_id}
+            calls.append({"index": i, "id": call_id, "type": "function",
+                          "function": {"name": name, "arguments": json.dumps(args)}})
+        chunk = {"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": calls}, "finish_reason": "tool_calls"}]}
+        return [chunk], [c["id"] for c in calls]
+
     def do_POST(self):
         global COUNT
         length = int(self.headers.get("content-length", 0))
-        self.rfile.read(length)
+        raw = self.rfile.read(length)
         if self.path.endswith("/chat/completions"):
+            try:
+                turn = self._tool_turn(json.loads(raw or b"{}"))
+            except (ValueError, TypeError):
+                turn = None
+            if turn is not None:
+                chunks, sent_ids = turn
+                chunks.append({"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}})
+                body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+                self._send(200, body, "text/event-stream")
+                now = time.time()
+                self._log([{"id": i, "sent": now} for i in sent_ids])
+                return
             chunks = [
                 {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "pong"}, "finish_reason": "stop"}]},
                 {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}},
@@ -46,6 +98,16 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 COUNT += 1
             self._send(200, "{}")
+
+
+def body_tool_count(messages):
+    """How many tool results close the conversation (the last round's)."""
+    n = 0
+    for m in reversed(messages):
+        if m.get("role") != "tool":
+            break
+        n += 1
+    return n
 
 
 if __name__ == "__main__":

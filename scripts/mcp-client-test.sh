@@ -13,8 +13,6 @@ cd "$(dirname "$0")/.."
 
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/cache/langbot-target}"
 BIN="$CARGO_TARGET_DIR/debug/langbot"
-VENV="${MCP_VENV:-/var/cache/langbot-mcp-venv}"
-MCP_VERSION="1.30.0"
 CLIENT="tests/mcp_client/official_client.py"
 
 log() { printf '==> %s\n' "$*"; }
@@ -24,22 +22,10 @@ if [ ! -x "$BIN" ]; then
   exit 1
 fi
 
-installed_mcp() {
-  "$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null || true
-}
-
-if [ "$(installed_mcp)" != "$MCP_VERSION" ]; then
-  if [ ! -x "$VENV/bin/python" ]; then
-    log "creating the venv $VENV"
-    python3 -m venv "$VENV"
-  fi
-  log "installing mcp==$MCP_VERSION into $VENV"
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==$MCP_VERSION"
-  if [ "$(installed_mcp)" != "$MCP_VERSION" ]; then
-    echo "could not install mcp==$MCP_VERSION into $VENV" >&2
-    exit 1
-  fi
-fi
+# shellcheck source=lib/mcp_venv.sh
+source scripts/lib/mcp_venv.sh
+ensure_mcp_venv
+VENV="$MCP_VENV"
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'

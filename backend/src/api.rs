@@ -13,11 +13,13 @@ pub fn catalog() -> &'static Catalog {
         use crate::accounts::ops as user;
         use crate::apikeys::ops as keys;
         use crate::bots::ops as bots;
+        use crate::mcp_servers::ops as mcp;
         use crate::monitoring::ops as mon;
         use crate::pipelines::ops as pipes;
         use crate::providers::ops as prov;
         use crate::runtime::ops as rt;
         use crate::system::ops as system;
+        use crate::tools::ops as tools;
         use crate::workspaces::ops as ws;
         Catalog::new(vec![
             // system
@@ -91,6 +93,17 @@ pub fn catalog() -> &'static Catalog {
             op::<pipes::DeletePipeline>(),
             op::<pipes::CopyPipeline>(),
             op::<pipes::SetDefaultPipeline>(),
+            op::<pipes::GetPipelineExtensions>(),
+            op::<pipes::UpdatePipelineExtensions>(),
+            // MCP servers (tool sources) and the tools a pipeline resolves to
+            op::<mcp::ListMcpServers>(),
+            op::<mcp::CreateMcpServer>(),
+            op::<mcp::GetMcpServer>(),
+            op::<mcp::UpdateMcpServer>(),
+            op::<mcp::DeleteMcpServer>(),
+            op::<mcp::TestMcpServer>(),
+            op::<mcp::ListMcpServerResources>(),
+            op::<tools::ListTools>(),
             // adapters, bots, routes
             op::<bots::ListAdapters>(),
             op::<bots::GetAdapter>(),
@@ -112,6 +125,7 @@ pub fn catalog() -> &'static Catalog {
             op::<mon::GetMonitoringExecutionDetail>(),
             op::<mon::ListMonitoringMessages>(),
             op::<mon::ListMonitoringLlmCalls>(),
+            op::<mon::ListMonitoringToolCalls>(),
             op::<mon::ListMonitoringErrors>(),
             op::<mon::ListMonitoringSessions>(),
             op::<mon::GetMonitoringRecords>(),

@@ -25,6 +25,11 @@ pub const ENV_KEYS: &[(&str, &str)] = &[
     ("LANGBOT_WEB_DIR", "web.dir"),
     ("LANGBOT_MONITORING_RETENTION", "monitoring.retention"),
     ("LANGBOT_ADAPTER_LEASE", "bots.adapter_lease"),
+    ("LANGBOT_MCP_STDIO_ENABLED", "mcp.stdio.enabled"),
+    (
+        "LANGBOT_MCP_STDIO_ALLOWED_COMMANDS",
+        "mcp.stdio.allowed_commands",
+    ),
     ("LANGBOT_LOG", "log.filter"),
     ("LANGBOT_LOG_FORMAT", "log.format"),
 ];
@@ -42,6 +47,7 @@ pub struct Settings {
     pub web: WebSettings,
     pub monitoring: MonitoringSettings,
     pub bots: BotSettings,
+    pub mcp: McpSettings,
     pub log: LogSettings,
 }
 
@@ -69,6 +75,26 @@ pub struct MonitoringSettings {
     /// In-flight stream viewers allowed per Workspace and in total, per replica.
     pub viewers_per_workspace: usize,
     pub viewers_total: usize,
+}
+
+/// External MCP servers the agents use as tool sources.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpSettings {
+    pub stdio: McpStdioSettings,
+}
+
+/// A stdio MCP server is a process on this host, so it is off unless the operator allows it,
+/// and then only for the listed commands.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpStdioSettings {
+    #[serde(deserialize_with = "de::flag")]
+    pub enabled: bool,
+    /// Exact command strings or bare file names (`npx`, `/usr/bin/python3`); comma-separated
+    /// in the environment.
+    #[serde(deserialize_with = "de::string_list")]
+    pub allowed_commands: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -181,6 +207,12 @@ impl Default for Settings {
             },
             bots: BotSettings {
                 adapter_lease: Duration::from_secs(15),
+            },
+            mcp: McpSettings {
+                stdio: McpStdioSettings {
+                    enabled: false,
+                    allowed_commands: Vec::new(),
+                },
             },
             log: LogSettings {
                 filter: "info".into(),

@@ -2,6 +2,7 @@
 //! workers and the HTTP server, and stops them together. On SIGTERM (or SIGINT) the server
 //! stops accepting, in-flight requests and tracked turns get `api.drain_timeout` to
 //! finish, then the workers stop; a second signal exits at once.
+//! Unmatched paths go to the web UI, which keeps the JSON 404 for server paths.
 
 use std::net::TcpListener;
 use std::sync::{Arc, OnceLock};
@@ -142,7 +143,7 @@ impl Application {
                 .wrap(Compress::default())
                 .wrap(from_fn(http::request_id_middleware))
                 .configure(configure)
-                .default_service(web::to(http::not_found))
+                .default_service(web::to(http::web_ui::serve))
         })
         .workers(options.workers)
         .shutdown_timeout(drain.as_secs().max(1))
@@ -191,6 +192,12 @@ impl Application {
             );
         }
         self.workers.stop().await;
+        // MCP sessions end with a goodbye (stdio children stop, HTTP sessions are deleted).
+        self.state
+            .parts
+            .get::<crate::mcp_client::McpHub>()
+            .close_all()
+            .await;
         served
     }
 }

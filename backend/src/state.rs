@@ -65,6 +65,12 @@ impl Background {
         self.runtime.spawn(self.tracker.track_future(work));
     }
 
+    /// The main runtime, for long-lived connections that stop on their own (MCP sessions):
+    /// not tracked, since the drain must not wait for them.
+    pub fn handle(&self) -> &tokio::runtime::Handle {
+        &self.runtime
+    }
+
     /// Refuses nothing new but lets `wait` finish once the tracked work is done.
     pub fn close(&self) {
         self.tracker.close();

@@ -10,10 +10,12 @@ const RESOURCES: &[&str] = &[
     "accounts",
     "apikeys",
     "bots",
+    "mcp_servers",
     "monitoring",
     "pipelines",
     "providers",
     "system",
+    "tools",
     "workspaces",
 ];
 

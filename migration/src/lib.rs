@@ -9,6 +9,7 @@ mod m20261130_000003_pipelines_bots;
 mod m20261130_000004_runtime;
 mod m20261130_000005_monitoring_indexes;
 mod m20261130_000006_monitoring_rollups;
+mod m20261201_000007_tools;
 pub mod rollups;
 
 pub struct Migrator;
@@ -23,6 +24,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000004_runtime::Migration),
             Box::new(m20261130_000005_monitoring_indexes::Migration),
             Box::new(m20261130_000006_monitoring_rollups::Migration),
+            Box::new(m20261201_000007_tools::Migration),
         ]
     }
 }

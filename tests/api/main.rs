@@ -10,11 +10,13 @@ mod adapters; // /bots/{bot_uuid}/…: the messaging platforms' adapters, agains
 mod apikeys; // /api/v1/apikeys
 mod http_bot; // /bots/{bot_uuid}: the http_bot adapter
 mod mcp; // /mcp
+mod mcp_servers; // /api/v1/mcp/servers
 mod monitoring; // /api/v1/monitoring/*
 mod pipelines; // /api/v1/pipelines
 mod platform; // /api/v1/platform/{adapters,bots}
 mod provider; // /api/v1/provider/{requesters,providers,models}
 mod system; // /healthz, /readyz, /api/v1/system/*, /api/docs
+mod tools; // /api/v1/tools, the function-calling loop, tool-call records
 mod user; // /api/v1/user/*
 mod workspaces; // /api/v1/workspaces/*, /api/v1/invitations/*
 
@@ -24,3 +26,4 @@ mod openapi;
 mod permission_matrix;
 mod session_store;
 mod tenant_isolation;
+mod web_ui; // /, /assets/*: the built web UI

@@ -37,6 +37,9 @@ pub struct McpTool {
     pub renames: &'static [(&'static str, &'static str)],
     /// Query parameters offered as arguments (LangBot's tools have none unless listed).
     pub query_args: &'static [&'static str],
+    /// Every body field is a required argument, though HTTP may omit them (LangBot's tool
+    /// signature demands them all).
+    pub all_required: bool,
 }
 
 impl McpTool {
@@ -44,6 +47,7 @@ impl McpTool {
         body_arg: None,
         renames: &[],
         query_args: &[],
+        all_required: false,
     };
 
     /// The body under one argument (`bot_data`, …).
@@ -61,6 +65,11 @@ impl McpTool {
 
     pub const fn query_args(mut self, args: &'static [&'static str]) -> Self {
         self.query_args = args;
+        self
+    }
+
+    pub const fn all_required(mut self) -> Self {
+        self.all_required = true;
         self
     }
 }

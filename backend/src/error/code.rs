@@ -67,6 +67,8 @@ error_codes! {
     InternalError = "internal_error", INTERNAL_SERVER_ERROR, "Internal server error";
     LastOwnerRequired = "last_owner_required", BAD_REQUEST, "The Workspace owner cannot be changed or removed";
     InvitationInvalid = "invitation_invalid", BAD_REQUEST, "Invalid or expired invitation";
+    McpStdioDisabled = "mcp_stdio_disabled", FORBIDDEN, "Stdio MCP servers are disabled on this instance";
+    McpStdioCommandNotAllowed = "mcp_stdio_command_not_allowed", FORBIDDEN, "This command is not allowed for stdio MCP servers";
 }
 
 #[cfg(test)]

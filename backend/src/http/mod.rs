@@ -3,6 +3,7 @@
 mod body;
 pub mod health;
 mod request_id;
+pub mod web_ui;
 
 use std::net::IpAddr;
 

@@ -43,6 +43,16 @@ const ZH_HANS: Table = &[
         "工作区所有者不能被修改或移除",
     ),
     ("Invalid or expired invitation", "邀请无效或已过期"),
+    (
+        "Stdio MCP servers are disabled on this instance",
+        "此实例已禁用 stdio MCP 服务器",
+    ),
+    (
+        "This command is not allowed for stdio MCP servers",
+        "此命令不允许用于 stdio MCP 服务器",
+    ),
+    ("MCP server not found", "MCP 服务器不存在"),
+    ("The MCP server is not connected", "MCP 服务器未连接"),
     ("Invalid username or password", "用户名或密码错误"),
     ("Authentication required", "需要身份验证"),
     ("No such endpoint", "接口不存在"),

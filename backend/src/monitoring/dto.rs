@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use crate::entities::execution::{ExecutionMode, ExecutionStatus};
 use crate::entities::{
-    execution, llm_call, monitoring_error, monitoring_message, monitoring_session,
+    execution, llm_call, monitoring_error, monitoring_message, monitoring_session, tool_call,
 };
 
 fn ms(t: chrono::DateTime<chrono::Utc>) -> i64 {
@@ -170,6 +170,61 @@ impl From<monitoring_message::Model> for MessageRow {
     }
 }
 
+/// One tool call the agent made.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ToolCallRow {
+    pub id: String,
+    pub execution_id: Option<String>,
+    pub timestamp: chrono::DateTime<chrono::Utc>,
+    pub bot_id: String,
+    pub bot_name: String,
+    pub pipeline_id: String,
+    pub pipeline_name: String,
+    pub session_id: String,
+    /// The name the model called.
+    pub tool_name: String,
+    /// `mcp`.
+    pub tool_source: String,
+    /// The server the tool came from.
+    pub source_name: String,
+    /// Milliseconds.
+    pub duration: i64,
+    /// `success` or `error`.
+    pub status: String,
+    pub mode: String,
+    /// The model's argument JSON (cut at 20,000 characters).
+    pub arguments: Option<String>,
+    /// The result text (cut at 20,000 characters).
+    pub result: Option<String>,
+    pub error_message: Option<String>,
+    pub message_id: Option<String>,
+}
+
+impl From<tool_call::Model> for ToolCallRow {
+    fn from(m: tool_call::Model) -> Self {
+        Self {
+            id: m.id,
+            execution_id: m.execution_id,
+            timestamp: m.timestamp,
+            bot_id: m.bot_id,
+            bot_name: m.bot_name,
+            pipeline_id: m.pipeline_id,
+            pipeline_name: m.pipeline_name,
+            session_id: m.session_id,
+            tool_name: m.tool_name,
+            tool_source: m.tool_source,
+            source_name: m.source_name,
+            duration: m.duration,
+            status: m.status,
+            mode: m.mode,
+            arguments: m.arguments,
+            result: m.result,
+            error_message: m.error_message,
+            message_id: m.message_id,
+        }
+    }
+}
+
 /// One model call, with `details.timing`, `details.usage` and `details.error`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct LlmCallRow {
@@ -322,4 +377,16 @@ pub struct ExecutionDetail {
     pub pages: std::collections::BTreeMap<String, SectionPage>,
     pub legacy_context: bool,
     pub message: Option<MessageRow>,
+    /// The execution's tool calls in numbers.
+    pub tool_stats: ToolStats,
+}
+
+/// Tool calls of one execution: how many, how they ended, how long they took.
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct ToolStats {
+    pub total_calls: u64,
+    pub success_calls: u64,
+    pub error_calls: u64,
+    pub total_duration_ms: i64,
+    pub average_duration_ms: i64,
 }

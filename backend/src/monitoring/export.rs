@@ -329,7 +329,24 @@ fn columns(kind: RecordKind) -> &'static [&'static str] {
             "user_id",
             "user_name",
         ],
-        RecordKind::ToolCalls | RecordKind::EmbeddingCalls => &["id", "timestamp"],
+        RecordKind::ToolCalls => &[
+            "id",
+            "timestamp",
+            "bot_id",
+            "pipeline_id",
+            "session_id",
+            "tool_name",
+            "tool_source",
+            "source_name",
+            "duration",
+            "status",
+            "mode",
+            "arguments",
+            "result",
+            "error_message",
+            "execution_id",
+        ],
+        RecordKind::EmbeddingCalls => &["id", "timestamp"],
     }
 }
 

@@ -7,11 +7,13 @@ use sea_orm::{
 };
 use serde_json::{json, Value};
 
-use super::dto::{ErrorRow, LlmCallRow, MessageRow, SessionRow};
+use super::dto::{ErrorRow, LlmCallRow, MessageRow, SessionRow, ToolCallRow};
 use super::filter::{condition, MonitoringFilter};
-use super::service::{error_cols, llm_cols, message_cols, session_cols, RecordKind};
+use super::service::{error_cols, llm_cols, message_cols, session_cols, tool_cols, RecordKind};
 use crate::access::WorkspaceCtx;
-use crate::entities::{llm_call, monitoring_error, monitoring_message, monitoring_session};
+use crate::entities::{
+    llm_call, monitoring_error, monitoring_message, monitoring_session, tool_call,
+};
 use crate::error::ApiResult;
 
 /// Where an export page continues: after the last row of the previous page, in the
@@ -76,6 +78,16 @@ record_keyset!(
     llm_cols(),
     llm_call::Column::Timestamp,
     llm_call::Column::Id,
+    timestamp,
+    id
+);
+record_keyset!(
+    tool_calls_after,
+    tool_call,
+    ToolCallRow,
+    tool_cols(),
+    tool_call::Column::Timestamp,
+    tool_call::Column::Id,
     timestamp,
     id
 );
@@ -153,8 +165,9 @@ pub async fn export_page(
         RecordKind::LlmCalls => json_rows(llm_calls_after(db, ws, f, after, limit).await?),
         RecordKind::Errors => json_rows(errors_after(db, ws, f, after, limit).await?),
         RecordKind::Sessions => json_rows(sessions_after(db, ws, f, after, limit).await?),
-        // This server makes no tool or embedding calls while running pipelines.
-        RecordKind::ToolCalls | RecordKind::EmbeddingCalls => {
+        RecordKind::ToolCalls => json_rows(tool_calls_after(db, ws, f, after, limit).await?),
+        // This server makes no embedding calls while running pipelines.
+        RecordKind::EmbeddingCalls => {
             f.window()?;
             (Vec::new(), None)
         }

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::entities::execution::ExecutionStatus;
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
+    tool_call,
 };
 use crate::error::ApiResult;
 use crate::state::AppState;
@@ -111,6 +112,13 @@ pub async fn expire(db: &impl ConnectionTrait, retention: Duration) -> ApiResult
         llm_call,
         llm_call::Column::Id,
         llm_call::Column::Timestamp,
+        cutoff
+    );
+    total += expire_table!(
+        db,
+        tool_call,
+        tool_call::Column::Id,
+        tool_call::Column::Timestamp,
         cutoff
     );
     total += expire_table!(

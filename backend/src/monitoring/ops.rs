@@ -52,6 +52,7 @@ impl Operation for GetMonitoringExecutions {
                 "statuses",
                 "mode",
             ],
+            all_required: false,
         });
     type Path = NoParams;
     type Query = MonitoringFilter;
@@ -100,6 +101,7 @@ impl Operation for GetMonitoringExecutionDetail {
             body_arg: None,
             renames: &[("identifier", "execution_id")],
             query_args: &["section", "offset", "limit"],
+            all_required: false,
         });
     type Path = ExecutionPath;
     type Query = DetailQuery;
@@ -182,6 +184,15 @@ record_list!(
     llm_calls,
     LlmCallRow,
     service::llm_calls
+);
+record_list!(
+    ListMonitoringToolCalls,
+    ToolCallList,
+    "list_monitoring_tool_calls",
+    "/monitoring/tool-calls",
+    tool_calls,
+    ToolCallRow,
+    service::tool_calls
 );
 record_list!(
     ListMonitoringErrors,

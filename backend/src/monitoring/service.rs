@@ -16,6 +16,7 @@ use crate::access::WorkspaceCtx;
 use crate::entities::execution::ExecutionStatus;
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
+    tool_call,
 };
 use crate::error::{ApiError, ApiResult};
 
@@ -25,6 +26,7 @@ pub const SECTIONS: &[&str] = &[
     "deliveries",
     "events",
     "llm_calls",
+    "tool_calls",
     "errors",
     "related",
     "conversation",
@@ -64,6 +66,18 @@ pub(super) fn llm_cols() -> Columns<llm_call::Column> {
         session: Some(llm_call::Column::SessionId),
         execution: Some(llm_call::Column::ExecutionId),
         mode: Some(llm_call::Column::Mode),
+    }
+}
+
+pub(super) fn tool_cols() -> Columns<tool_call::Column> {
+    Columns {
+        workspace: tool_call::Column::WorkspaceUuid,
+        time: tool_call::Column::Timestamp,
+        bot: tool_call::Column::BotId,
+        pipeline: tool_call::Column::PipelineId,
+        session: Some(tool_call::Column::SessionId),
+        execution: Some(tool_call::Column::ExecutionId),
+        mode: Some(tool_call::Column::Mode),
     }
 }
 
@@ -353,6 +367,15 @@ record_page!(
     LLM_CALL
 );
 record_page!(
+    tool_calls,
+    tool_call,
+    ToolCallRow,
+    tool_cols(),
+    tool_call::Column::Timestamp,
+    tool_call::Column::Id,
+    None
+);
+record_page!(
     errors,
     monitoring_error,
     ErrorRow,
@@ -403,8 +426,9 @@ pub async fn records(
         RecordKind::LlmCalls => values(llm_calls(db, ws, f).await?),
         RecordKind::Errors => values(errors(db, ws, f).await?),
         RecordKind::Sessions => values(sessions(db, ws, f).await?),
-        // This server makes no tool or embedding calls while running pipelines.
-        RecordKind::ToolCalls | RecordKind::EmbeddingCalls => {
+        RecordKind::ToolCalls => values(tool_calls(db, ws, f).await?),
+        // This server makes no embedding calls while running pipelines.
+        RecordKind::EmbeddingCalls => {
             f.window()?;
             (Vec::new(), 0)
         }
@@ -557,6 +581,22 @@ async fn section(
                 limit,
             )
         }
+        "tool_calls" => {
+            let rows = tool_call::Entity::find()
+                .filter(tool_call::Column::WorkspaceUuid.eq(e.workspace_uuid.clone()))
+                .filter(tool_call::Column::ExecutionId.eq(e.id.clone()))
+                .order_by_asc(tool_call::Column::Timestamp)
+                .order_by_asc(tool_call::Column::Id)
+                .offset(offset)
+                .limit(fetch)
+                .all(db)
+                .await?;
+            page(
+                rows.into_iter().map(ToolCallRow::from).collect(),
+                offset,
+                limit,
+            )
+        }
         "errors" => {
             let rows = monitoring_error::Entity::find()
                 .filter(monitoring_error::Column::WorkspaceUuid.eq(e.workspace_uuid.clone()))
@@ -653,8 +693,24 @@ pub async fn detail(
             None => None,
         })
     };
-    let (sections, message, mut rows) =
-        tokio::try_join!(sections, message, rows_with_details(db, vec![e.clone()]))?;
+    let stats = async {
+        let calls: Vec<(String, i64)> = tool_call::Entity::find()
+            .select_only()
+            .column(tool_call::Column::Status)
+            .column(tool_call::Column::Duration)
+            .filter(tool_call::Column::WorkspaceUuid.eq(e.workspace_uuid.clone()))
+            .filter(tool_call::Column::ExecutionId.eq(e.id.clone()))
+            .into_tuple()
+            .all(db)
+            .await?;
+        Ok::<_, ApiError>(tool_stats(&calls))
+    };
+    let (sections, message, mut rows, tool_stats) = tokio::try_join!(
+        sections,
+        message,
+        rows_with_details(db, vec![e.clone()]),
+        stats
+    )?;
     let pages: BTreeMap<String, SectionPage> = sections.into_iter().collect();
     let row = rows.pop();
     Ok(ExecutionDetail {
@@ -663,7 +719,25 @@ pub async fn detail(
         pages,
         legacy_context: false,
         message,
+        tool_stats,
     })
+}
+
+fn tool_stats(calls: &[(String, i64)]) -> ToolStats {
+    let total = calls.len() as u64;
+    let success = calls.iter().filter(|(s, _)| s == "success").count() as u64;
+    let duration: i64 = calls.iter().map(|(_, d)| *d).sum();
+    ToolStats {
+        total_calls: total,
+        success_calls: success,
+        error_calls: total - success,
+        total_duration_ms: duration,
+        average_duration_ms: if total == 0 {
+            0
+        } else {
+            duration / total as i64
+        },
+    }
 }
 
 /// Buckets newest-first kept in a series.

@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod dto;
+pub mod extensions;
 pub mod metadata;
 pub mod ops;
 pub mod service;

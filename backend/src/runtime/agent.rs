@@ -1,5 +1,6 @@
 //! The built-in `local-agent` runner: system prompt + conversation history + the user's
-//! message, streamed through the primary model, falling back to the next model on failure.
+//! message, streamed through the primary model (falling back to the next model on failure),
+//! with the function-calling loop over the run's tools.
 
 use std::time::Instant;
 
@@ -16,6 +17,7 @@ use crate::pipelines::config::{LocalAgentConfig, PromptRole};
 use crate::providers::requesters::ModelKind;
 use crate::providers::{models, service};
 use crate::state::AppState;
+use crate::tools::ToolSet;
 
 /// The model's answer.
 pub struct Answer {
@@ -39,9 +41,23 @@ pub struct Ask<'a> {
     pub user: &'a ChatMessage,
     pub message_id: &'a str,
     pub deltas: Option<&'a UnboundedSender<String>>,
+    /// The tools this run may call (offered to models with the `func_call` ability).
+    pub tools: &'a ToolSet,
 }
 
-/// Asks the configured models in order; the first success wins. `Err` carries the last error.
+/// A configured model and its provider.
+struct Candidate {
+    model: crate::entities::model::Model,
+    provider: crate::entities::provider::Model,
+    func_call: bool,
+}
+
+/// A tool result goes back to the model at most this long.
+const TOOL_RESULT_MAX: usize = 20_000;
+
+/// Runs the agent: the model answers, calling tools for up to `max-tool-rounds` rounds
+/// (the calls of one answer side by side), then is asked for its final answer without tools.
+/// Each model call falls back to the next configured model on failure; `Err` is the last error.
 pub async fn answer(state: &AppState, ask: Ask<'_>) -> Result<Answer, String> {
     let Ask {
         ws,
@@ -51,32 +67,21 @@ pub async fn answer(state: &AppState, ask: Ask<'_>) -> Result<Answer, String> {
         user,
         message_id,
         deltas,
+        tools,
     } = ask;
-    let mut candidates: Vec<&str> = Vec::new();
+    let mut uuids: Vec<&str> = Vec::new();
     if !config.model.primary.is_empty() {
-        candidates.push(&config.model.primary);
+        uuids.push(&config.model.primary);
     }
-    candidates.extend(config.model.fallbacks.iter().map(String::as_str));
-    if candidates.is_empty() {
+    uuids.extend(config.model.fallbacks.iter().map(String::as_str));
+    if uuids.is_empty() {
         return Err("No model is configured for this pipeline".into());
     }
-    let mut messages: Vec<ChatMessage> = config
-        .prompt
-        .iter()
-        .map(|p| ChatMessage::text(role(p.role), p.content.clone()))
-        .collect();
-    messages.extend(history.iter().cloned());
-    messages.push(user.clone());
     let mut last_error = String::from("No model answered");
-    for uuid in candidates {
-        let Ok(model) = models::get(
-            &state.db,
-            ws,
-            ModelKind::Llm,
-            &Uuid::parse_str(uuid).unwrap_or_default(),
-        )
-        .await
-        else {
+    let mut candidates = Vec::new();
+    for uuid in uuids {
+        let id = Uuid::parse_str(uuid).unwrap_or_default();
+        let Ok(model) = models::get(&state.db, ws, ModelKind::Llm, &id).await else {
             last_error = format!("Model {uuid} is not configured in this Workspace");
             continue;
         };
@@ -90,15 +95,114 @@ pub async fn answer(state: &AppState, ask: Ask<'_>) -> Result<Answer, String> {
             last_error = format!("The provider of model {} is missing", model.name);
             continue;
         };
+        let func_call = model
+            .abilities
+            .as_array()
+            .is_some_and(|a| a.iter().any(|v| v == "func_call"));
+        candidates.push(Candidate {
+            model,
+            provider,
+            func_call,
+        });
+    }
+    if candidates.is_empty() {
+        return Err(last_error);
+    }
+    let mut messages: Vec<ChatMessage> = config
+        .prompt
+        .iter()
+        .map(|p| ChatMessage::text(role(p.role), p.content.clone()))
+        .collect();
+    messages.extend(history.iter().cloned());
+    messages.push(user.clone());
+    let mut rounds = 0;
+    loop {
+        let offer = rounds < config.max_tool_rounds && !tools.is_empty();
+        let reply = ask_models(
+            state,
+            scope,
+            &candidates,
+            &messages,
+            offer.then_some(tools),
+            message_id,
+            deltas,
+        )
+        .await?;
+        let calls = reply.tool_calls.clone().unwrap_or_default();
+        if calls.is_empty() || !offer {
+            return Ok(Answer {
+                text: reply.content.unwrap_or_default(),
+            });
+        }
+        rounds += 1;
+        messages.push(ChatMessage {
+            role: "assistant".into(),
+            content: reply.content.filter(|c| !c.is_empty()),
+            tool_calls: Some(calls.clone()),
+            tool_call_id: None,
+        });
+        let names: Vec<&str> = calls.iter().map(|c| c.function.name.as_str()).collect();
+        recorder::progress(
+            &state.db,
+            scope,
+            &format!("calling tool {}", names.join(", ")),
+        )
+        .await;
+        recorder::notify(state.store.as_ref(), &scope.workspace).await;
+        let runs = futures_util::future::join_all(
+            calls
+                .iter()
+                .map(|c| tools.call(&c.function.name, &c.function.arguments)),
+        )
+        .await;
+        for (call, run) in calls.iter().zip(runs) {
+            recorder::tool_call(&state.db, scope, &run, message_id).await;
+            let content = if run.ok {
+                recorder::truncated(&run.text, TOOL_RESULT_MAX)
+            } else {
+                format!("Error: {}", recorder::truncated(&run.text, TOOL_RESULT_MAX))
+            };
+            messages.push(ChatMessage {
+                role: "tool".into(),
+                content: Some(content),
+                tool_calls: None,
+                tool_call_id: Some(call.id.clone()),
+            });
+        }
+        recorder::progress(&state.db, scope, "ai").await;
+        recorder::notify(state.store.as_ref(), &scope.workspace).await;
+    }
+}
+
+/// One model call, through the candidates in order until one answers; each attempt recorded.
+async fn ask_models(
+    state: &AppState,
+    scope: &Scope,
+    candidates: &[Candidate],
+    messages: &[ChatMessage],
+    tools: Option<&ToolSet>,
+    message_id: &str,
+    deltas: Option<&UnboundedSender<String>>,
+) -> Result<ChatMessage, String> {
+    let mut last_error = String::from("No model answered");
+    for Candidate {
+        model,
+        provider,
+        func_call,
+    } in candidates
+    {
         let request = ChatRequest {
             model: model.name.clone(),
-            messages: messages.clone(),
-            tools: Vec::new(),
+            messages: messages.to_vec(),
+            tools: match tools {
+                Some(t) if *func_call => t.specs(),
+                _ => Vec::new(),
+            },
             extra: model.extra_args.as_object().cloned().unwrap_or_default(),
         };
-        let keys = service::secrets_of(&provider);
-        match call(state, &provider, &request, deltas).await {
-            Ok((text, usage, timing)) => {
+        let keys = service::secrets_of(provider);
+        match call(state, provider, &request, deltas).await {
+            Ok((message, usage, timing)) => {
                 recorder::llm_call(
                     &state.db,
                     scope,
@@ -109,11 +213,12 @@ pub async fn answer(state: &AppState, ask: Ask<'_>) -> Result<Answer, String> {
                         duration_ms: timing["total_ms"].as_i64().unwrap_or(0),
                         error: None,
                         message_id: Some(message_id),
-                        details: json!({ "timing": timing, "usage": usage, "error": Value::Null }),
+                        details: json!({ "timing": timing, "usage": usage, "error": Value::Null,
+                                         "tool_calls": message.tool_calls.as_ref().map_or(0, Vec::len) }),
                     },
                 )
                 .await;
-                return Ok(Answer { text });
+                return Ok(message);
             }
             Err((err, timing)) => {
                 let message = secrets::scrub(&err.message, &keys);
@@ -141,7 +246,7 @@ pub async fn answer(state: &AppState, ask: Ask<'_>) -> Result<Answer, String> {
 }
 
 type CallResult =
-    Result<(String, Usage, Map<String, Value>), (llm::UpstreamError, Map<String, Value>)>;
+    Result<(ChatMessage, Usage, Map<String, Value>), (llm::UpstreamError, Map<String, Value>)>;
 
 /// One streamed call, with its timing (`first_event_ms`, `first_content_ms`, `total_ms`).
 async fn call(
@@ -178,8 +283,11 @@ async fn call(
             }
             Ok(StreamEvent::Done { message, usage, .. }) => {
                 timing.insert("total_ms".into(), ms(started));
-                let full = message.content.filter(|c| !c.is_empty()).unwrap_or(text);
-                return Ok((full, usage, timing));
+                let mut message = message;
+                if message.content.as_deref().is_none_or(str::is_empty) {
+                    message.content = Some(text);
+                }
+                return Ok((message, usage, timing));
             }
             Err(e) => {
                 timing.insert("total_ms".into(), ms(started));
@@ -188,5 +296,9 @@ async fn call(
         }
     }
     timing.insert("total_ms".into(), ms(started));
-    Ok((text, Usage::default(), timing))
+    Ok((
+        ChatMessage::text("assistant", text),
+        Usage::default(),
+        timing,
+    ))
 }

@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::entities::execution::{ExecutionMode, ExecutionStatus};
 use crate::entities::{
     execution, llm_call, monitoring_error, monitoring_message, monitoring_session, route_trace,
+    tool_call,
 };
 
 /// Announces an execution change to in-flight viewers on every replica.
@@ -349,4 +350,55 @@ pub async fn trace(db: &DatabaseConnection, workspace: &str, bot: &str, t: Trace
             .await;
         logged("route trace pruning", result);
     }
+}
+
+/// Stored arguments and results are cut here (LangBot's limit).
+const TOOL_TEXT_MAX: usize = 20_000;
+
+/// `text` cut to `max` characters, saying how many were left out (LangBot's marker).
+pub fn truncated(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!(
+            "{}... [truncated {} chars]",
+            &text[..i],
+            text[i..].chars().count()
+        ),
+        None => text.to_string(),
+    }
+}
+
+fn cut(text: &str) -> String {
+    truncated(text, TOOL_TEXT_MAX)
+}
+
+/// One tool call the agent made.
+pub async fn tool_call(
+    db: &DatabaseConnection,
+    s: &Scope,
+    run: &crate::tools::ToolRun,
+    message_id: &str,
+) {
+    let tool = run.tool.as_ref();
+    let row = tool_call::ActiveModel {
+        id: Set(new_id()),
+        workspace_uuid: Set(s.workspace.clone()),
+        execution_id: Set(Some(s.execution_id.clone())),
+        timestamp: Set(crate::db::now()),
+        bot_id: Set(s.bot_id.clone()),
+        bot_name: Set(s.bot_name.clone()),
+        pipeline_id: Set(s.pipeline_id.clone()),
+        pipeline_name: Set(s.pipeline_name.clone()),
+        session_id: Set(s.session_id.clone()),
+        tool_name: Set(tool.map_or(run.requested_name.clone(), |t| t.name.clone())),
+        tool_source: Set(tool.map_or("unknown".into(), |t| t.source.clone())),
+        source_name: Set(tool.map_or(String::new(), |t| t.source_name.clone())),
+        duration: Set(i64::try_from(run.duration.as_millis()).unwrap_or(i64::MAX)),
+        status: Set(if run.ok { "success" } else { "error" }.into()),
+        mode: Set(s.mode.as_str().into()),
+        arguments: Set(Some(cut(&run.arguments))),
+        result: Set(run.ok.then(|| cut(&run.text))),
+        error_message: Set((!run.ok).then(|| cut(&run.text))),
+        message_id: Set(Some(message_id.into())),
+    };
+    logged("tool call", row.insert(db).await);
 }

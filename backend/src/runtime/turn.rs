@@ -221,6 +221,21 @@ async fn stages_of(
         .flatten()
         .unwrap_or_default();
     let user = ChatMessage::text("user", text);
+    let agent = &config.ai.runner_config.local_agent;
+    let tools = if agent.max_tool_rounds > 0 {
+        crate::tools::ToolSet::resolve(
+            state,
+            &input.ws,
+            &crate::pipelines::extensions::stored(&input.pipeline),
+        )
+        .await
+        .unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "could not resolve the pipeline's tools");
+            crate::tools::ToolSet::default()
+        })
+    } else {
+        crate::tools::ToolSet::default()
+    };
     let ask = Ask {
         ws: &input.ws,
         scope,
@@ -229,6 +244,7 @@ async fn stages_of(
         user: &user,
         message_id: &input.message_id,
         deltas: input.deltas.as_ref(),
+        tools: &tools,
     };
     let result = agent::answer(state, ask).await;
     if let Ok(answer) = &result {

@@ -12,6 +12,8 @@ pub struct SystemInfo {
     pub initialized: bool,
     /// Whether more than one Workspace may be created.
     pub multi_workspace: bool,
+    /// Whether stdio MCP servers may be added (`mcp.stdio.enabled`).
+    pub mcp_stdio_enabled: bool,
 }
 
 /// Who is calling and with what rights (`GET /api/v1/system/context`).

@@ -42,6 +42,7 @@ impl Operation for GetSystemInfo {
             .into(),
             initialized,
             multi_workspace: multi,
+            mcp_stdio_enabled: state.settings.mcp.stdio.enabled,
         })
     }
 }

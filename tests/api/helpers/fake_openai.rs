@@ -473,3 +473,248 @@ pub fn sse(chunks: &[Value]) -> String {
     out.push_str("data: [DONE]\n\n");
     out
 }
+
+/// One tool call a scripted model answer asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptedCall {
+    pub id: String,
+    pub name: String,
+    /// The `arguments` string exactly as sent (it may be malformed JSON on purpose).
+    pub arguments: String,
+}
+
+/// A tool call `id` of `name` with `arguments` (a JSON value, sent as its text).
+pub fn tool_call(id: &str, name: &str, arguments: Value) -> ScriptedCall {
+    raw_tool_call(id, name, &arguments.to_string())
+}
+
+/// A tool call whose `arguments` string is sent as is (e.g. malformed JSON).
+pub fn raw_tool_call(id: &str, name: &str, arguments: &str) -> ScriptedCall {
+    ScriptedCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: arguments.into(),
+    }
+}
+
+/// One model answer of a [`ToolScript`].
+#[derive(Debug, Clone)]
+pub enum Round {
+    /// Asks for these tool calls (all in one answer).
+    Calls(Vec<ScriptedCall>),
+    /// Answers text; [`RESULTS`] in it becomes this turn's `role:"tool"` contents of the
+    /// request (see [`tool_results`]), joined by [`RESULTS_SEPARATOR`].
+    Final(String),
+}
+
+/// Placeholder in a [`Round::Final`] text for the tool results the request carried.
+pub const RESULTS: &str = "{results}";
+pub const RESULTS_SEPARATOR: &str = " | ";
+
+/// A scripted tool-calling model: which answer a request gets is decided by the request
+/// itself, so the script restarts with every turn and concurrent turns do not interfere:
+/// - a request offering no `tools` gets [`ToolScript::without_tools`] (the final answer the
+///   backend asks for after the round cap);
+/// - otherwise round `n` is answered, `n` = the assistant messages with `tool_calls` after the
+///   last `role:"user"` message (the tool rounds this turn already had); past the end of the
+///   script the last round is repeated (so `[Calls(..)]` alone never stops).
+///
+/// Streams (SSE chunks, usage last) when the request has `stream: true`, else answers JSON.
+#[derive(Debug, Clone)]
+pub struct ToolScript {
+    pub rounds: Vec<Round>,
+    /// The answer to a request without tools; [`RESULTS`] works as in [`Round::Final`].
+    pub without_tools: String,
+}
+
+impl ToolScript {
+    pub fn new(rounds: Vec<Round>) -> Self {
+        Self {
+            rounds,
+            without_tools: format!("final without tools: {RESULTS}"),
+        }
+    }
+
+    /// One round of `calls`, then the final text carrying the results.
+    pub fn calls_then_results(calls: Vec<ScriptedCall>) -> Self {
+        Self::new(vec![
+            Round::Calls(calls),
+            Round::Final(format!("results: {RESULTS}")),
+        ])
+    }
+
+    /// Asks for `call` in every round, forever (only the round cap ends it); ids are made
+    /// unique per round (`<id>-r<round>`).
+    pub fn never_stopping(call: ScriptedCall) -> Self {
+        Self::new(vec![Round::Calls(vec![call])])
+    }
+
+    /// The round a request is in (see the type's documentation).
+    pub fn round_of(body: &Value) -> usize {
+        let messages = body["messages"].as_array().cloned().unwrap_or_default();
+        let after_user = messages
+            .iter()
+            .rposition(|m| m["role"] == "user")
+            .map_or(0, |i| i + 1);
+        messages[after_user..]
+            .iter()
+            .filter(|m| {
+                m["role"] == "assistant"
+                    && m["tool_calls"].as_array().is_some_and(|c| !c.is_empty())
+            })
+            .count()
+    }
+
+    /// What the script answers to `body`: tool calls, or text.
+    pub fn answer(&self, body: &Value) -> Round {
+        let offers_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+        let results = tool_results(body).join(RESULTS_SEPARATOR);
+        if !offers_tools {
+            return Round::Final(self.without_tools.replace(RESULTS, &results));
+        }
+        let n = Self::round_of(body);
+        let round = self
+            .rounds
+            .get(n)
+            .or_else(|| self.rounds.last())
+            .cloned()
+            .unwrap_or_else(|| Round::Final(String::new()));
+        match round {
+            Round::Final(text) => Round::Final(text.replace(RESULTS, &results)),
+            // Past the script's end a repeated round gets fresh ids.
+            Round::Calls(calls) if n >= self.rounds.len() => Round::Calls(
+                calls
+                    .into_iter()
+                    .map(|c| ScriptedCall {
+                        id: format!("{}-r{n}", c.id),
+                        ..c
+                    })
+                    .collect(),
+            ),
+            calls => calls,
+        }
+    }
+}
+
+/// The `content` of every `role:"tool"` message of a chat request after its last
+/// `role:"user"` message (this turn's tool results), in order (text parts of an array content
+/// are joined).
+pub fn tool_results(body: &Value) -> Vec<String> {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let after_user = messages
+        .iter()
+        .rposition(|m| m["role"] == "user")
+        .map_or(0, |i| i + 1);
+    messages[after_user..]
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| match &m["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join(""),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// A non-streaming completion asking for `calls`.
+pub fn tool_calls_completion(calls: &[ScriptedCall]) -> Value {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.id,
+                "type": "function",
+                "function": { "name": c.name, "arguments": c.arguments },
+            })
+        })
+        .collect();
+    json!({
+        "id": "chatcmpl-fake-tools",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": "fake-model",
+        "choices": [{
+            "index": 0,
+            "message": { "role": "assistant", "content": null, "tool_calls": calls },
+            "finish_reason": "tool_calls",
+        }],
+        "usage": usage(30, 9),
+    })
+}
+
+/// The SSE chunks of an answer: tool-call deltas (id and name first, the arguments in two
+/// pieces) or text in two pieces; then the finish reason and the usage.
+pub fn round_chunks(round: &Round) -> Vec<Value> {
+    let mut chunks = vec![role_chunk()];
+    match round {
+        Round::Calls(calls) => {
+            for (i, c) in calls.iter().enumerate() {
+                let i = i as u64;
+                let split = c
+                    .arguments
+                    .char_indices()
+                    .nth(c.arguments.chars().count() / 2)
+                    .map_or(c.arguments.len(), |(at, _)| at);
+                let (a, b) = c.arguments.split_at(split);
+                chunks.push(tool_call_chunk(i, Some(&c.id), Some(&c.name), a));
+                if !b.is_empty() {
+                    chunks.push(tool_call_chunk(i, None, None, b));
+                }
+            }
+            chunks.push(finish_chunk("tool_calls"));
+            chunks.push(usage_chunk(30, 9));
+        }
+        Round::Final(text) => {
+            let split = text
+                .char_indices()
+                .nth(text.chars().count() / 2)
+                .map_or(text.len(), |(at, _)| at);
+            let (a, b) = text.split_at(split);
+            chunks.push(content_chunk(a));
+            if !b.is_empty() {
+                chunks.push(content_chunk(b));
+            }
+            chunks.push(finish_chunk("stop"));
+            chunks.push(usage_chunk(12, 5));
+        }
+    }
+    chunks
+}
+
+impl Respond for ToolScript {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let body: Value = req.body_json().unwrap_or(Value::Null);
+        let round = self.answer(&body);
+        if body["stream"] == true {
+            ResponseTemplate::new(200)
+                .insert_header("cache-control", "no-cache")
+                .set_body_raw(sse(&round_chunks(&round)), "text/event-stream")
+        } else {
+            let json = match &round {
+                Round::Calls(calls) => tool_calls_completion(calls),
+                Round::Final(text) => chat_completion(text),
+            };
+            ResponseTemplate::new(200).set_body_json(json)
+        }
+    }
+}
+
+impl FakeOpenAi {
+    /// Answers chat completions with a scripted tool-calling model (see [`ToolScript`]).
+    pub async fn mount_tool_script(&self, script: ToolScript) {
+        self.respond(Route::Chat, script).await;
+    }
+
+    /// The bodies of every chat completion request, in order.
+    pub async fn chat_bodies(&self) -> Vec<Value> {
+        self.received_on(Route::Chat)
+            .await
+            .into_iter()
+            .map(|r| r.body)
+            .collect()
+    }
+}

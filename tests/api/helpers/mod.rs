@@ -11,6 +11,8 @@ mod fake_openai;
 pub mod fakes;
 pub mod fixtures;
 pub mod mcp;
+pub mod mcp_fixture;
+mod poll;
 pub mod query;
 mod response;
 pub mod schema;
@@ -20,9 +22,10 @@ pub use backend::{redis_pass, test_store};
 pub use chaos::{host_port, ChaosProxy};
 pub use client::Cred;
 pub use fake_openai::{
-    content_chunk, embedding_of, finish_chunk, openai_error, role_chunk, tool_call_chunk,
-    usage_chunk, FakeOpenAi, Route,
+    content_chunk, embedding_of, finish_chunk, openai_error, raw_tool_call, role_chunk, tool_call,
+    tool_call_chunk, usage_chunk, FakeOpenAi, Round, Route, ToolScript, RESULTS, RESULTS_SEPARATOR,
 };
 pub use fixtures::{Instance, Member, OWNER_EMAIL, PASSWORD};
+pub use poll::eventually;
 pub use response::{error_fields, Response};
 pub use spawn::{spawn_app, spawn_app_with, TestApp};

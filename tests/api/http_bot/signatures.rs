@@ -42,7 +42,9 @@ async fn bad_signatures_are_refused_with_40101() {
         .await;
         res.assert_refused(401, 40101, &what("body changed after signing"));
 
-        let earlier = (now() - 1).to_string();
+        // One second before the signed one (not `now() - 1`: under load the clock may have
+        // moved on a second since `ts`, making "earlier" the signed timestamp itself).
+        let earlier = (ts.parse::<i64>().expect("a number") - 1).to_string();
         let headers = [
             ("x-lb-timestamp", earlier),
             ("x-lb-signature", sign(INBOUND, &ts, &body)),

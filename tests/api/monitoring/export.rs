@@ -75,6 +75,7 @@ fn parse_csv(text: &str) -> Vec<Vec<String>> {
 
 const MESSAGE_COLUMNS: &str = "id,timestamp,bot_id,bot_name,pipeline_id,pipeline_name,session_id,role,status,mode,user_id,user_name,message_content,execution_id";
 const LLM_COLUMNS: &str = "id,timestamp,bot_id,pipeline_id,session_id,model_name,input_tokens,output_tokens,total_tokens,duration,status,mode,error_message,execution_id";
+const TOOL_COLUMNS: &str = "id,timestamp,bot_id,pipeline_id,session_id,tool_name,tool_source,source_name,duration,status,mode,arguments,result,error_message,execution_id";
 const ERROR_COLUMNS: &str =
     "id,timestamp,bot_id,pipeline_id,session_id,error_type,error_message,mode,execution_id";
 const SESSION_COLUMNS: &str = "bot_id,session_id,bot_name,pipeline_id,pipeline_name,message_count,start_time,last_activity,is_active,platform,user_id,user_name";
@@ -171,7 +172,7 @@ async fn export_writes_a_header_and_one_row_per_filtered_record() {
         ("type=errors", ERROR_COLUMNS, 1),
         ("type=errors&mode=debug", ERROR_COLUMNS, 0),
         ("type=sessions", SESSION_COLUMNS, 4),
-        ("type=tool_calls", "id,timestamp", 0),
+        ("type=tool_calls", TOOL_COLUMNS, 0),
         ("type=embedding_calls", "id,timestamp", 0),
     ] {
         let rows = export(&app, owner, q).await;

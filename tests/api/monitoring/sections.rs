@@ -9,12 +9,13 @@ use super::traffic::{arr, s, traffic, Traffic, M};
 use crate::helpers::query::enc;
 use crate::helpers::{spawn_app, TestApp};
 
-const SECTIONS: [&str; 8] = [
+const SECTIONS: [&str; 9] = [
     "inputs",
     "outputs",
     "deliveries",
     "events",
     "llm_calls",
+    "tool_calls",
     "errors",
     "related",
     "conversation",
@@ -66,12 +67,12 @@ async fn every_detail_section_pages_on_its_own() {
     let carol = find("person_carol", 0);
     let debug = find(&t.debug_session, 0);
     // Expected section sizes per execution.
-    let expected: [(&str, [usize; 8]); 4] = [
-        // inputs outputs deliveries events llm_calls errors related conversation
-        (&a2, [1, 1, 1, 1, 1, 0, 2, 6]),
-        (&bob, [1, 1, 1, 1, 1, 1, 0, 2]),
-        (&carol, [1, 1, 1, 1, 1, 0, 0, 2]),
-        (&debug, [1, 1, 1, 0, 1, 0, 0, 2]),
+    let expected: [(&str, [usize; 9]); 4] = [
+        // inputs outputs deliveries events llm_calls tool_calls errors related conversation
+        (&a2, [1, 1, 1, 1, 1, 0, 0, 2, 6]),
+        (&bob, [1, 1, 1, 1, 1, 0, 1, 0, 2]),
+        (&carol, [1, 1, 1, 1, 1, 0, 0, 0, 2]),
+        (&debug, [1, 1, 1, 0, 1, 0, 0, 0, 2]),
     ];
     let mut failures = Vec::new();
     for (id, sizes) in expected {

@@ -198,6 +198,13 @@ fn bad_path_values(name: &str) -> Vec<(String, Expect)> {
             .collect(),
         // Names in a global catalog: an unknown one is not found.
         "name" | "adapter_name" => vec![("nope".into(), NOT_FOUND), (long, NOT_FOUND)],
+        // MCP server names are free-form (no `/`): an unknown one is not found; one longer
+        // than a name may be cannot exist.
+        "server_name" => vec![
+            ("nope".into(), NOT_FOUND),
+            ("not-a-uuid".into(), NOT_FOUND),
+            (long, Expect::Missing),
+        ],
         // Free-form record ids: whatever they are, nothing is there.
         "execution_id" | "identifier" => {
             vec![("nope".into(), Expect::Missing), (long, Expect::Missing)]

@@ -1,10 +1,11 @@
 //! Pipelines: `/api/v1/pipelines` — the template, validation, section merge, the default
-//! pipeline, copy, delete, runs and the debug chat.
+//! pipeline, copy, delete, runs, the debug chat and the extension bindings.
 
 mod config;
 mod copy_and_delete;
 mod debug_ws;
 mod default;
+mod extensions;
 mod run;
 
 use reqwest::Method;

@@ -27,6 +27,8 @@ pub(super) enum Resource {
     Platform,
     /// `/monitoring`.
     Monitoring,
+    /// `/mcp` (external MCP servers) and `/tools` (the tools they give a pipeline).
+    Mcp,
 }
 
 impl Resource {
@@ -38,6 +40,7 @@ impl Resource {
             "pipelines" => Resource::Pipelines,
             "platform" => Resource::Platform,
             "monitoring" => Resource::Monitoring,
+            "mcp" | "tools" => Resource::Mcp,
             _ => return None,
         })
     }
@@ -143,6 +146,27 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
         (
             "reset_session_context",
             Some(json!({ "bot_id": "{bot_uuid}", "session_id": B_SESSION })),
+        ),
+        // External MCP servers (by name) and a pipeline's extension bindings. B's server is
+        // disabled: an update that got through would show (readme, enable), a test or a
+        // resources read that got through would answer something else than 404.
+        (
+            "create_mcp_server",
+            Some(json!({ "name": "intruder", "mode": "remote",
+                         "extra_args": { "url": "http://127.0.0.1:9/intruder" } })),
+        ),
+        ("get_mcp_server", None),
+        (
+            "update_mcp_server",
+            Some(json!({ "readme": "Hijacked", "enable": true })),
+        ),
+        ("delete_mcp_server", None),
+        ("test_mcp_server", Some(json!({}))),
+        ("list_mcp_server_resources", None),
+        ("get_pipeline_extensions", None),
+        (
+            "update_pipeline_extensions",
+            Some(json!({ "enable_all_mcp_servers": false, "bound_mcp_servers": [] })),
         ),
         // Monitoring: B's execution (by its id, `source=auto`), B's user message, and B's
         // records asked for by B's bot and session (see SCOPED_READS).
@@ -280,6 +304,8 @@ struct Targets {
     rerank_model: String,
     pipeline: String,
     bot: String,
+    /// B's MCP server's name (the key of its routes).
+    mcp_server: String,
     /// B's completed execution.
     execution: String,
     /// The user message of that execution.
@@ -306,6 +332,7 @@ impl Targets {
             }
             "pipeline_uuid" => self.pipeline.clone(),
             "bot_uuid" => self.bot.clone(),
+            "server_name" => self.mcp_server.clone(),
             // Monitoring: `auto` resolves execution, message and event ids alike.
             "source" if path.starts_with("/monitoring/executions/") => "auto".into(),
             "execution_id" => self.execution.clone(),
@@ -373,6 +400,7 @@ pub(super) async fn attack(w: &World, resource: Resource) -> Vec<String> {
         rerank_model: w.rerank_b.clone(),
         pipeline: w.pipeline_b.clone(),
         bot: w.bot_b.clone(),
+        mcp_server: w.mcp_server_b.clone(),
         execution: w.b_completed.clone(),
         message: w.b_message.clone(),
     };

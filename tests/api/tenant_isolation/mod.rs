@@ -1,7 +1,8 @@
 //! Tenant isolation (SPEC §3, §5.2, §11): another Workspace's resource is indistinguishable
 //! from a missing one. Every test starts from the same two-Workspace [`world::World`] (B with
-//! members, keys, providers and models, a pipeline, a bot and real monitoring records; A with
-//! an admin, a developer, a key and a debug turn of its own); each resource's operations are
+//! members, keys, providers and models, a pipeline, a bot, an MCP server and real monitoring
+//! records; A with an admin, a developer, a key and a debug turn of its own); each resource's
+//! operations are
 //! aimed at B with A's credentials ([`attacks`]), which must all answer 404
 //! `resource_not_found`, leave B unchanged and start no run; every monitoring read made with
 //! A's credentials shows A's records and none of B's ([`monitoring_reads`]).
@@ -9,12 +10,14 @@
 mod attacks;
 mod bots;
 mod identity;
+mod mcp_servers;
 mod monitoring;
 mod monitoring_reads;
 mod pipelines;
 mod providers;
 mod records;
 mod selectors;
+mod tool_calls;
 mod world;
 
 /// Text in B's turns (and so in B's messages and replies): must never reach A.

@@ -3,7 +3,8 @@
 //! an embedding and a rerank model, a starred model, a pipeline, and an `http_bot` bot (routed
 //! to that pipeline) that answers two real turns through its signed `/sync` ingress against a
 //! fake OpenAI upstream (one completes, one fails), so B has real monitoring records:
-//! executions, messages, LLM calls, an error and conversation sessions. Workspace A (an admin
+//! executions, messages, LLM calls, an error and conversation sessions; and a (disabled) MCP
+//! server. Workspace A (an admin
 //! who is not a member of B, a developer, an API key) runs one debug turn of its own.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,6 +44,8 @@ pub(super) struct World {
     pub rerank_b: String,
     pub pipeline_b: String,
     pub bot_b: String,
+    /// B's MCP server (disabled, so it never connects): its name, the key of its routes.
+    pub mcp_server_b: String,
     /// The upstream both Workspaces' chat models call.
     pub fake: FakeOpenAi,
     pub recorded_a: Recorded,
@@ -199,6 +202,22 @@ impl World {
         let pipeline_b = app
             .create_pipeline(&owner, b, &json!({ "name": "B pipeline" }))
             .await;
+        // Workspace B: an MCP server with a header secret, disabled (nothing connects).
+        app.create(
+            &owner,
+            b,
+            "/api/v1/mcp/servers",
+            &json!({
+                "name": MCP_SERVER_B,
+                "mode": "remote",
+                "enable": false,
+                "extra_args": {
+                    "url": "http://127.0.0.1:9/b-mcp",
+                    "headers": { "Authorization": "Bearer sk-b-mcp-secret-0003" },
+                },
+            }),
+        )
+        .await;
         let bot_b = app
             .create_bot(
                 &owner,
@@ -340,6 +359,7 @@ impl World {
             pipeline_b.clone(),
             llm_b.clone(),
             "b-llm".to_string(),
+            MCP_SERVER_B.to_string(),
         ]);
         let overlap = leaks(
             &recorded_a
@@ -367,6 +387,7 @@ impl World {
             rerank_b,
             pipeline_b,
             bot_b,
+            mcp_server_b: MCP_SERVER_B.to_string(),
             recorded_a,
             recorded_b,
             b_completed,
@@ -430,6 +451,15 @@ impl World {
                     .all(|r| r["target_uuid"] == self.pipeline_b.as_str()),
             "B's bot routes to B's pipeline: {routes:?}"
         );
+        let servers = before["mcp_servers"]["servers"]
+            .as_array()
+            .expect("MCP servers");
+        assert_eq!(servers.len(), 1, "{servers:?}");
+        assert_eq!(servers[0]["name"], MCP_SERVER_B);
+        assert_eq!(
+            before["extensions"]["enable_all_mcp_servers"], true,
+            "B's pipeline allows every server, or update_pipeline_extensions changes nothing"
+        );
         self.before = before;
         self.records_before = runtime_records(&self.app).await;
         self.upstream_before = self.fake.received().await.len();
@@ -468,6 +498,11 @@ impl World {
             ),
             ("pipelines", "/api/v1/pipelines".to_string()),
             ("bots", "/api/v1/platform/bots".to_string()),
+            ("mcp_servers", "/api/v1/mcp/servers".to_string()),
+            (
+                "extensions",
+                format!("/api/v1/pipelines/{}/extensions", self.pipeline_b),
+            ),
         ] {
             let res = self
                 .app
@@ -576,6 +611,9 @@ pub(super) async fn runtime_records(app: &TestApp) -> BTreeMap<&'static str, u64
         ),
     ])
 }
+
+/// B's MCP server's name: unique to B, so a call by name reaching it would be a leak.
+pub(super) const MCP_SERVER_B: &str = "b-private-mcp-9c41";
 
 /// B's bot's inbound secret: its turns are signed with it.
 const B_INBOUND_SECRET: &str = "b-inbound-secret";

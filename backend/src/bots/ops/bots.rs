@@ -15,6 +15,7 @@ const BOT_DATA: McpTool = McpTool {
     body_arg: Some("bot_data"),
     renames: &[],
     query_args: &[],
+    all_required: false,
 };
 
 pub struct ListBots;

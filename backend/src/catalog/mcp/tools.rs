@@ -135,7 +135,7 @@ pub fn build(catalog: &Catalog) -> Vec<Tool> {
                             .collect();
                         for (k, v) in body["properties"].as_object().into_iter().flatten() {
                             let arg = mcp_name(&mcp, k);
-                            if needed.contains(&k.as_str()) {
+                            if needed.contains(&k.as_str()) || mcp.all_required {
                                 required.push(arg.clone());
                             }
                             properties.insert(arg, v.clone());

@@ -1,7 +1,9 @@
 //! Pipeline operations.
 
+mod extensions;
 mod pipelines;
 
+pub use extensions::*;
 pub use pipelines::*;
 
 use serde::Deserialize;

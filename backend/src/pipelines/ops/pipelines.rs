@@ -18,6 +18,7 @@ const PIPELINE_DATA: McpTool = McpTool {
     body_arg: Some("pipeline_data"),
     renames: &[],
     query_args: &[],
+    all_required: false,
 };
 
 pub struct ListPipelines;

@@ -43,6 +43,7 @@ impl Operation for SetStarredModel {
             body_arg: None,
             renames: &[("model_uuid", "uuid")],
             query_args: &[],
+            all_required: false,
         });
     type Path = NoParams;
     type Query = NoParams;
