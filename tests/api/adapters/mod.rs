@@ -6,6 +6,7 @@ mod lark;
 mod lifecycle;
 mod onebot;
 mod slack;
+mod takeover;
 mod telegram;
 mod web_page;
 

@@ -19,7 +19,7 @@ fn reverse_config(token: &str) -> serde_json::Value {
     json!({ "connection_mode": "reverse_ws", "access-token": token })
 }
 
-fn said(action: &serde_json::Value) -> String {
+pub(super) fn said(action: &serde_json::Value) -> String {
     action["message"]
         .as_array()
         .unwrap()
