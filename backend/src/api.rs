@@ -118,6 +118,7 @@ pub fn catalog() -> &'static Catalog {
             op::<rt::ResetSessionContext>(),
             op::<rt::RunPipeline>(),
             op::<rt::PipelineDebugChat>(),
+            op::<crate::runtime::adapters::send::SendMessage>(),
             // monitoring
             op::<mon::GetMonitoringOverview>(),
             op::<mon::GetMonitoringExecutions>(),

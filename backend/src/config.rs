@@ -24,6 +24,7 @@ pub const ENV_KEYS: &[(&str, &str)] = &[
     ("LANGBOT_DRAIN_TIMEOUT", "api.drain_timeout"),
     ("LANGBOT_WEB_DIR", "web.dir"),
     ("LANGBOT_MONITORING_RETENTION", "monitoring.retention"),
+    ("LANGBOT_ADAPTER_LEASE", "bots.adapter_lease"),
     ("LANGBOT_MCP_STDIO_ENABLED", "mcp.stdio.enabled"),
     (
         "LANGBOT_MCP_STDIO_ALLOWED_COMMANDS",
@@ -45,8 +46,18 @@ pub struct Settings {
     pub auth: AuthSettings,
     pub web: WebSettings,
     pub monitoring: MonitoringSettings,
+    pub bots: BotSettings,
     pub mcp: McpSettings,
     pub log: LogSettings,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BotSettings {
+    /// How long a replica holds a connection-style bot (gateway, long polling, forward
+    /// WebSocket) without renewing it; another replica takes over after it lapses.
+    #[serde(with = "de::duration")]
+    pub adapter_lease: Duration,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -193,6 +204,9 @@ impl Default for Settings {
                 stream_heartbeat: Duration::from_secs(10),
                 viewers_per_workspace: 64,
                 viewers_total: 1024,
+            },
+            bots: BotSettings {
+                adapter_lease: Duration::from_secs(15),
             },
             mcp: McpSettings {
                 stdio: McpStdioSettings {

@@ -63,7 +63,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/readyz", web::get().to(http::health::readyz))
         .service(web::redirect("/api/docs", "/api/docs/"))
         .configure(|cfg| crate::api::catalog().configure(cfg))
-        .configure(crate::runtime::http_bot::configure)
+        .configure(crate::runtime::adapters::ingress::configure)
         .service(SwaggerUi::new("/api/docs/{_:.*}").config(Config::new(["/api/v1/openapi.json"])));
 }
 
@@ -99,6 +99,10 @@ impl Workers {
         let handles = vec![
             tokio::spawn(state.identity.clone().follow_invalidations(stop.clone())),
             tokio::spawn(crate::monitoring::maintenance::run(
+                state.clone(),
+                stop.clone(),
+            )),
+            tokio::spawn(crate::runtime::adapters::supervisor::run(
                 state.clone(),
                 stop.clone(),
             )),

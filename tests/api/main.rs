@@ -6,6 +6,7 @@
 mod helpers;
 
 // By resource.
+mod adapters; // /bots/{bot_uuid}/…: the messaging platforms' adapters, against local fakes
 mod apikeys; // /api/v1/apikeys
 mod http_bot; // /bots/{bot_uuid}: the http_bot adapter
 mod mcp; // /mcp

@@ -42,6 +42,14 @@ pub struct BotList {
 pub struct RuntimeValues {
     pub webhook_url: String,
     pub webhook_full_url: String,
+    /// The bot's own id on its platform, once the adapter has learnt it.
+    pub bot_account_id: Option<String>,
+    /// What the adapter is doing (null before it first ran).
+    pub state: Option<super::status::AdapterStatus>,
+    /// The adapter's recent log (connection failures, refused inbound requests), oldest first.
+    pub logs: Vec<super::status::LogEntry>,
+    /// `web_page_bot`: the HTML to paste into a page.
+    pub embed_code: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

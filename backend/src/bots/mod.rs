@@ -8,3 +8,4 @@ mod engine_props;
 pub mod ops;
 pub mod routes;
 pub mod service;
+pub mod status;

@@ -35,6 +35,23 @@ pub fn webhook_path(uuid: &str) -> String {
     format!("/bots/{uuid}")
 }
 
+/// The `web_page_bot` snippet that puts the chat widget on a page.
+pub fn embed_code(public_url: &str, uuid: &str) -> String {
+    format!("<script src=\"{public_url}/bots/{uuid}/widget.js\" async></script>")
+}
+
+/// Enabled bots of any Workspace using one of `adapters` (the runtime's supervisor).
+pub async fn enabled_with_adapters(
+    db: &impl ConnectionTrait,
+    adapters: &[&str],
+) -> ApiResult<Vec<bot::Model>> {
+    Ok(bot::Entity::find()
+        .filter(bot::Column::Enable.eq(true))
+        .filter(bot::Column::Adapter.is_in(adapters.iter().copied()))
+        .all(db)
+        .await?)
+}
+
 pub fn stored_routes(row: &bot::Model) -> Vec<Route> {
     serde_json::from_value(row.event_bindings.clone()).unwrap_or_default()
 }

@@ -30,7 +30,8 @@ pub struct FieldOption {
 pub struct ConfigField {
     pub name: &'static str,
     pub label: I18nText,
-    /// `string`, `url`, `integer`, `boolean`, `select`, or `webhook-url` (read-only, generated).
+    /// `string`, `url`, `ws-url`, `integer`, `boolean`, `select`, or the read-only, generated
+    /// `webhook-url` and `embed-code`.
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub required: bool,
@@ -107,7 +108,7 @@ impl ConfigField {
     }
 
     fn read_only(&self) -> bool {
-        self.kind == "webhook-url"
+        matches!(self.kind, "webhook-url" | "embed-code")
     }
 
     /// Why `value` does not fit, if it does not.
@@ -129,15 +130,22 @@ impl ConfigField {
                 (!value.as_str().is_some_and(|s| names.contains(&s)))
                     .then(|| format!("must be one of {}", names.join(", ")))
             }
-            "url" => match value.as_str() {
-                Some("") if !self.required => None,
-                Some(s) if s.len() <= 512 => url::Url::parse(s)
-                    .ok()
-                    .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
-                    .is_none()
-                    .then(|| "must be an http(s) URL".into()),
-                _ => Some("must be an http(s) URL of at most 512 characters".into()),
-            },
+            "url" | "ws-url" => {
+                let (schemes, what) = if self.kind == "url" {
+                    (["http", "https"], "an http(s) URL")
+                } else {
+                    (["ws", "wss"], "a ws(s) URL")
+                };
+                match value.as_str() {
+                    Some("") if !self.required => None,
+                    Some(s) if s.len() <= 512 => url::Url::parse(s)
+                        .ok()
+                        .filter(|u| schemes.contains(&u.scheme()) && u.host_str().is_some())
+                        .is_none()
+                        .then(|| format!("must be {what}")),
+                    _ => Some(format!("must be {what} of at most 512 characters")),
+                }
+            }
             _ => value
                 .as_str()
                 .is_none_or(|s| s.len() > 4096)

@@ -25,11 +25,21 @@ pub enum Routed {
     Stopped,
 }
 
+/// The `message.received` event with its computed fields (`is_at_bot` from the bot's
+/// platform account id; an http_bot is mentioned by its own uuid).
+pub fn event_of(msg: &Inbound, bot_uuid: &str) -> Value {
+    let event = received_event(msg, bot_uuid);
+    let account = msg.account_id.as_deref().unwrap_or(bot_uuid);
+    let mut event = engine::augment(&event, Some(account));
+    if msg.addressed {
+        event["is_at_bot"] = Value::Bool(true);
+    }
+    event
+}
+
 /// Routes a `message.received` event and persists the decision as a route trace.
 pub async fn route(state: &AppState, ws: &WorkspaceCtx, bot: &bot::Model, msg: &Inbound) -> Routed {
-    let event = received_event(msg, &bot.uuid);
-    // An http_bot is mentioned by its own uuid.
-    let event = engine::augment(&event, Some(&bot.uuid));
+    let event = event_of(msg, &bot.uuid);
     let is_at_bot = event["is_at_bot"] == Value::Bool(true);
     let routes = bots::stored_routes(bot);
     let decision = engine::evaluate("message.received", &event, &routes);
@@ -127,6 +137,21 @@ pub async fn run(
     is_at_bot: bool,
     event_id: String,
 ) -> TurnOutput {
+    run_with(state, ws, bot, msg, pipeline, is_at_bot, event_id, None).await
+}
+
+/// [`run`], with the reply text streamed to `deltas` as the model writes it.
+#[expect(clippy::too_many_arguments, reason = "the parts of a routed message")]
+pub async fn run_with(
+    state: &AppState,
+    ws: WorkspaceCtx,
+    bot: &bot::Model,
+    msg: Inbound,
+    pipeline: crate::entities::pipeline::Model,
+    is_at_bot: bool,
+    event_id: String,
+    deltas: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+) -> TurnOutput {
     turn::run(
         state,
         TurnInput {
@@ -143,7 +168,7 @@ pub async fn run(
             message_id: msg.message_id,
             event_id: Some(event_id),
             mode: ExecutionMode::Real,
-            deltas: None,
+            deltas,
         },
     )
     .await

@@ -10,24 +10,18 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::conversation::{self, ConversationKey, Waiting};
+use super::conversation::{self, ConversationKey};
 use super::dispatch::{self, Routed};
 use super::message::Inbound;
 use super::message::{plain_text, session_id, Segment, SessionType};
 use super::signing;
-use crate::access::{PermissionSet, WorkspaceCtx};
+use crate::access::WorkspaceCtx;
 use crate::bots::adapters::HTTP_BOT;
 use crate::entities::bot;
 use crate::state::AppState;
 
 const SYNC_WAIT: Duration = Duration::from_secs(120);
 const IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(24 * 3600);
-
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/bots/{bot_uuid}", web::post().to(inbound))
-        .route("/bots/{bot_uuid}/sync", web::post().to(sync))
-        .route("/bots/{bot_uuid}/reset", web::post().to(reset));
-}
 
 /// The adapter config as stored (validated on save).
 #[derive(Debug, Clone, Deserialize)]
@@ -113,15 +107,13 @@ struct Verified {
     body: web::BytesMut,
 }
 
-async fn verify(
-    req: &HttpRequest,
-    payload: web::Payload,
-    state: &AppState,
-    raw_uuid: &str,
-) -> Result<Verified, Refused> {
-    let not_found = || refuse(StatusCode::NOT_FOUND, 40401, "bot not found");
+fn not_found() -> Refused {
+    refuse(StatusCode::NOT_FOUND, 40401, "bot not found")
+}
+
+async fn find(state: &AppState, raw_uuid: &str) -> Result<bot::Model, Refused> {
     let uuid = Uuid::parse_str(raw_uuid).map_err(|_| not_found())?;
-    let bot = crate::bots::service::find_for_ingress(&state.db, &uuid)
+    crate::bots::service::find_for_ingress(&state.db, &uuid)
         .await
         .map_err(|_| {
             refuse(
@@ -130,8 +122,39 @@ async fn verify(
                 "storage unavailable",
             )
         })?
-        .filter(|b| b.adapter == HTTP_BOT)
-        .ok_or_else(not_found)?;
+        .ok_or_else(not_found)
+}
+
+/// The bot a public `/bots/{uuid}` request names (any adapter); 404 in the contract's
+/// envelope when there is none.
+pub async fn load(state: &AppState, raw_uuid: &str) -> Result<bot::Model, HttpResponse> {
+    find(state, raw_uuid).await.map_err(HttpResponse::from)
+}
+
+/// The contract's 404 for a bot that is not there (or not of this adapter).
+pub fn bot_not_found() -> HttpResponse {
+    not_found().into()
+}
+
+async fn verify(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+    raw_uuid: &str,
+) -> Result<Verified, Refused> {
+    let bot = find(state, raw_uuid).await?;
+    if bot.adapter != HTTP_BOT {
+        return Err(not_found());
+    }
+    verify_loaded(req, payload, state, bot).await
+}
+
+async fn verify_loaded(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+    bot: bot::Model,
+) -> Result<Verified, Refused> {
     if !bot.enable {
         return Err(refuse(StatusCode::FORBIDDEN, 40301, "bot is disabled"));
     }
@@ -173,17 +196,17 @@ async fn verify(
                 }
                 _ => 40101,
             };
+            crate::bots::status::log(
+                state.store.as_ref(),
+                &bot.uuid,
+                crate::bots::status::LogLevel::Warning,
+                format!("refused an inbound request: {}", refusal.reason()),
+            )
+            .await;
             return Err(refuse(StatusCode::UNAUTHORIZED, code, refusal.reason()));
         }
     }
-    let workspace = Uuid::parse_str(&bot.workspace_uuid).unwrap_or_default();
-    let language = state.identity.language(workspace).await.unwrap_or_default();
-    let ws = WorkspaceCtx {
-        uuid: workspace,
-        permissions: PermissionSet::EMPTY,
-        role: None,
-        language,
-    };
+    let ws = super::adapters::workspace_of(state, &bot).await;
     Ok(Verified {
         bot,
         config,
@@ -227,29 +250,27 @@ fn normalize(v: &Verified, msg: InboundMessage) -> Result<Inbound, Refused> {
         ));
     }
     let kind = msg.session_type.unwrap_or(v.config.default_session_type);
-    Ok(Inbound {
-        kind,
-        sender_id: msg
-            .sender
-            .id
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| session.clone()),
-        sender_name: msg.sender.name,
-        group_name: msg.sender.group_name,
-        chat_id: session,
-        segments: msg.message,
-        message_id: format!("in_{}", Uuid::new_v4().simple()),
-    })
+    let sender = msg
+        .sender
+        .id
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| session.clone());
+    let mut inbound = Inbound::new(HTTP_BOT, kind, session, sender);
+    inbound.sender_name = msg.sender.name;
+    inbound.group_name = msg.sender.group_name;
+    inbound.segments = msg.message;
+    inbound.message_id = format!("in_{}", Uuid::new_v4().simple());
+    Ok(inbound)
 }
 
-/// `POST /bots/{bot_uuid}`: accept, answer 202, reply through the callback URL.
-async fn inbound(
+/// `POST /bots/{bot_uuid}` of an http_bot: accept, answer 202, reply through the callback URL.
+pub async fn inbound(
     req: HttpRequest,
-    path: web::Path<String>,
+    bot: bot::Model,
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
-    let v = match verify(&req, payload, &state, &path).await {
+    let v = match verify_loaded(&req, payload, &state, bot).await {
         Ok(v) => v,
         Err(refused) => return refused.into(),
     };
@@ -282,102 +303,79 @@ async fn inbound(
             }
         }
     }
-    let pipeline_config = pipeline_aggregation(&state, &v, &msg).await;
-    let aggregating = pipeline_config.is_some();
-    let data = json!({ "session_id": msg.chat_id, "accepted_message_id": msg.message_id, "aggregating": aggregating });
+    let aggregate = super::adapters::aggregation(&state, &v.ws, &v.bot, &msg).await;
+    let data = json!({ "session_id": msg.chat_id, "accepted_message_id": msg.message_id, "aggregating": aggregate.is_some() });
     let state = state.into_inner();
     // Tracked, so a graceful shutdown lets the accepted message's turn finish.
-    state
-        .tasks
-        .clone()
-        .spawn(async move { handle(&state, v, msg, pipeline_config).await });
+    state.tasks.clone().spawn(async move {
+        let outbox = Callbacks {
+            config: v.config.clone(),
+            session: msg.chat_id.clone(),
+            reply_to: msg.message_id.clone(),
+        };
+        super::adapters::process(&state, &v.ws, &v.bot, msg, &outbox, aggregate).await;
+    });
     HttpResponse::Accepted().json(json!({ "code": 0, "msg": "accepted", "data": data }))
 }
 
-/// When the session's pipeline aggregates messages: its delay.
-async fn pipeline_aggregation(state: &AppState, v: &Verified, msg: &Inbound) -> Option<Duration> {
-    let event = super::message::received_event(msg, &v.bot.uuid);
-    let event = crate::bots::engine::augment(&event, Some(&v.bot.uuid));
-    let routes = crate::bots::service::stored_routes(&v.bot);
-    let index = crate::bots::engine::evaluate("message.received", &event, &routes).selected?;
-    let uuid = Uuid::parse_str(&routes[index].target_uuid).ok()?;
-    let pipeline = crate::pipelines::service::get(&state.db, &v.ws, &uuid)
-        .await
-        .ok()?;
-    let config: crate::pipelines::config::PipelineConfig =
-        serde_json::from_value(pipeline.config).ok()?;
-    let agg = config.trigger.message_aggregation;
-    agg.enabled
-        .then(|| Duration::from_secs_f64(agg.delay.max(0.0)))
+/// Replies to one message, POSTed to the callback URL.
+struct Callbacks {
+    config: HttpBotConfig,
+    session: String,
+    reply_to: String,
 }
 
-async fn handle(state: &AppState, v: Verified, mut msg: Inbound, aggregate: Option<Duration>) {
-    let batch = match aggregate {
-        Some(delay) => {
-            let key = format!("{}:{}", v.bot.uuid, session_id(msg.kind, &msg.chat_id));
-            if !state.parts.get::<super::aggregate::Aggregator>().add(
-                &key,
-                msg.segments.clone(),
-                delay,
-            ) {
-                return; // merged into the batch another message leads (and marks busy)
+#[async_trait::async_trait]
+impl super::adapters::Outbox for Callbacks {
+    fn text_limit(&self) -> usize {
+        usize::MAX
+    }
+
+    async fn text(
+        &self,
+        state: &AppState,
+        text: &str,
+        _: &super::adapters::PartOptions,
+    ) -> super::adapters::SendResult {
+        deliver(
+            state,
+            &self.config,
+            &self.session,
+            &self.reply_to,
+            &[vec![Segment::plain(text)]],
+        )
+        .await;
+        Ok(None)
+    }
+
+    async fn image(
+        &self,
+        state: &AppState,
+        image: &super::adapters::Image,
+        _: &super::adapters::PartOptions,
+    ) -> super::adapters::SendResult {
+        let segment = match image {
+            super::adapters::Image::Url(url) => Segment::image_url(url.clone()),
+            super::adapters::Image::Bytes(b) => {
+                use base64::Engine as _;
+                Segment::image_base64(base64::engine::general_purpose::STANDARD.encode(b))
             }
-            Some(key)
-        }
-        None => None,
-    };
-    let conversation = conversation_of(&v, &msg);
-    let waiting = Waiting::start(
-        state.store.as_ref(),
-        &conversation,
-        aggregate.unwrap_or_default(),
-    )
-    .await;
-    if let Some(key) = batch {
-        msg.segments = state
-            .parts
-            .get::<super::aggregate::Aggregator>()
-            .collect(&key)
-            .await
-            .0;
+        };
+        deliver(
+            state,
+            &self.config,
+            &self.session,
+            &self.reply_to,
+            &[vec![segment]],
+        )
+        .await;
+        Ok(None)
     }
-    run_turn(state, &v, msg, waiting).await;
-}
 
-fn conversation_of(v: &Verified, msg: &Inbound) -> ConversationKey {
-    ConversationKey {
-        workspace: v.ws.uuid.to_string(),
-        bot: v.bot.uuid.clone(),
-        session: session_id(msg.kind, &msg.chat_id),
+    /// The contract's callbacks: one per reply, numbered, the last marked final.
+    async fn deliver(&self, state: &AppState, _bot: &str, replies: &[Vec<Segment>]) {
+        deliver(state, &self.config, &self.session, &self.reply_to, replies).await;
     }
-}
-
-/// Routes the message, runs the pipeline (the session is busy until it ends) and delivers
-/// the replies.
-async fn run_turn(state: &AppState, v: &Verified, msg: Inbound, waiting: Waiting<'_>) {
-    let reply_to = msg.message_id.clone();
-    let chat = msg.chat_id.clone();
-    let Routed::Pipeline {
-        pipeline,
-        is_at_bot,
-        event_id,
-    } = dispatch::route(state, &v.ws, &v.bot, &msg).await
-    else {
-        waiting.done().await;
-        return;
-    };
-    let output = dispatch::run(
-        state,
-        v.ws.clone(),
-        &v.bot,
-        msg,
-        *pipeline,
-        is_at_bot,
-        event_id,
-    )
-    .await;
-    waiting.done().await;
-    deliver(state, &v.config, &chat, &reply_to, &output.replies).await;
 }
 
 /// POSTs each reply to the callback URL, signed, with retries and back-off.
@@ -443,7 +441,7 @@ async fn deliver(
 }
 
 /// `POST /bots/{bot_uuid}/sync`: run the turn and answer its replies, collapsed.
-async fn sync(
+pub async fn sync(
     req: HttpRequest,
     path: web::Path<String>,
     payload: web::Payload,
@@ -521,7 +519,7 @@ async fn sync(
 }
 
 /// `POST /bots/{bot_uuid}/reset`: the session's next turn starts without history.
-async fn reset(
+pub async fn reset(
     req: HttpRequest,
     path: web::Path<String>,
     payload: web::Payload,

@@ -44,6 +44,36 @@ impl Segment {
         }
     }
 
+    pub fn image_url(url: impl Into<String>) -> Self {
+        Self {
+            kind: SegmentKind::Image,
+            text: None,
+            url: Some(url.into()),
+            base64: None,
+            target: None,
+        }
+    }
+
+    pub fn image_base64(data: impl Into<String>) -> Self {
+        Self {
+            kind: SegmentKind::Image,
+            text: None,
+            url: None,
+            base64: Some(data.into()),
+            target: None,
+        }
+    }
+
+    pub fn quote(message_id: impl Into<String>) -> Self {
+        Self {
+            kind: SegmentKind::Quote,
+            text: None,
+            url: None,
+            base64: None,
+            target: Some(message_id.into()),
+        }
+    }
+
     pub fn at(target: impl Into<String>) -> Self {
         Self {
             kind: SegmentKind::At,
@@ -96,6 +126,36 @@ pub struct Inbound {
     pub group_name: Option<String>,
     pub segments: Vec<Segment>,
     pub message_id: String,
+    /// The adapter's name (`adapter_name` in the event).
+    pub adapter: &'static str,
+    /// The bot's id on the platform: an `At` segment naming it mentions the bot. `None`: the
+    /// bot's uuid (http_bot).
+    pub account_id: Option<String>,
+    /// Addressed to the bot without an `At` (a reply to the bot's message, an app mention).
+    pub addressed: bool,
+}
+
+impl Inbound {
+    /// A message of `adapter` with no mention of the bot yet.
+    pub fn new(
+        adapter: &'static str,
+        kind: SessionType,
+        chat_id: String,
+        sender_id: String,
+    ) -> Self {
+        Self {
+            kind,
+            chat_id,
+            sender_id,
+            sender_name: None,
+            group_name: None,
+            segments: Vec::new(),
+            message_id: String::new(),
+            adapter,
+            account_id: None,
+            addressed: false,
+        }
+    }
 }
 
 /// The `message.received` event for the route engine.
@@ -115,7 +175,7 @@ pub fn received_event(msg: &Inbound, bot_uuid: &str) -> Value {
             SessionType::Person => Value::Null,
         },
         "message_chain": chain,
-        "adapter_name": crate::bots::adapters::HTTP_BOT,
+        "adapter_name": msg.adapter,
         "bot_uuid": bot_uuid,
         "timestamp": chrono::Utc::now().timestamp(),
     })

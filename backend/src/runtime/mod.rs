@@ -3,11 +3,12 @@
 //! `conversation` keeps per-session state in the session store so any replica can serve the
 //! next message; `recorder` writes monitoring records.
 
+pub mod adapters;
 mod agent;
 pub mod aggregate;
 pub mod conversation;
 pub mod debug_ws;
-mod dispatch;
+pub mod dispatch;
 pub mod http_bot;
 pub mod message;
 pub mod ops;

@@ -8,6 +8,7 @@ mod backend;
 mod chaos;
 mod client;
 mod fake_openai;
+pub mod fakes;
 pub mod fixtures;
 pub mod mcp;
 pub mod mcp_fixture;

@@ -67,13 +67,37 @@ impl TestApp {
             redis_prefix: self.backend.redis_prefix.clone(),
         };
         let dir = tempfile::tempdir().expect("temp dir");
-        Self::spawn_settings(settings, backend, dir).await
+        // Without Redis each process has its own in-process store; replicas in one test
+        // process share the first one's, as replicas share Redis.
+        let shared = self
+            .backend
+            .redis_url
+            .is_none()
+            .then(|| self.state.store.clone());
+        Self::spawn_shared(settings, backend, dir, shared).await
     }
 
     async fn spawn_settings(settings: Settings, backend: Backend, dir: tempfile::TempDir) -> Self {
-        let state = langbot::startup::build_state(settings)
+        Self::spawn_shared(settings, backend, dir, None).await
+    }
+
+    async fn spawn_shared(
+        settings: Settings,
+        backend: Backend,
+        dir: tempfile::TempDir,
+        store: Option<langbot::session_store::SharedStore>,
+    ) -> Self {
+        let mut state = langbot::startup::build_state(settings)
             .await
             .expect("build app state");
+        if let Some(store) = store {
+            state.identity = langbot::access::Identity::new(
+                state.db.clone(),
+                store.clone(),
+                state.settings.api.global_api_key.as_deref(),
+            );
+            state.store = store;
+        }
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let options = ServerOptions {
             workers: 1,

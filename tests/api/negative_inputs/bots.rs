@@ -221,7 +221,7 @@ async fn bad_bot_updates_and_dry_runs_are_400_naming_the_field_and_change_nothin
         (json!({ "name": "n".repeat(256) }), "name"),
         (json!({ "description": "d".repeat(256) }), "description"),
         (json!({ "enable": "yes" }), "enable"),
-        (json!({ "adapter": "telegram" }), "adapter"),
+        (json!({ "adapter": "kook" }), "adapter"),
         (json!({ "adapter_config": "text" }), "adapter_config"),
         (
             json!({ "adapter_config": { "callback_url": "ftp://x" } }),

@@ -79,6 +79,11 @@ fn probe_body(operation_id: &str) -> Value {
         "update_member_role" => json!({ "role": "viewer" }),
         "dry_run_bot_event_route" => json!({ "event_type": "message.received" }),
         "run_pipeline" => json!({ "message": "permission matrix probe" }),
+        "send_message" => json!({
+            "target_type": "person",
+            "target_id": "1",
+            "message_chain": [{ "type": "Plain", "text": "permission matrix probe" }],
+        }),
         "reset_session_context" => json!({
             "bot_id": uuid::Uuid::new_v4().to_string(),
             "session_id": "person_permission_matrix",

@@ -3,13 +3,28 @@
 use crate::helpers::spawn_app;
 
 #[tokio::test]
-async fn the_adapter_catalog_lists_http_bot_with_its_secret_fields() {
+async fn the_adapter_catalog_lists_the_implemented_adapters_with_their_secret_fields() {
     let app = spawn_app().await;
     let owner = app.init_owner().await;
     let list = app.get_as(&owner, "/api/v1/platform/adapters").await;
     let adapters = list.data()["adapters"].as_array().unwrap().clone();
-    assert_eq!(adapters.len(), 1);
-    assert_eq!(adapters[0]["name"], "http_bot");
+    let names: Vec<&str> = adapters
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "http_bot",
+            "telegram",
+            "discord",
+            "slack",
+            "onebot-v11",
+            "aiocqhttp",
+            "lark",
+            "web_page_bot"
+        ]
+    );
     let fields = adapters[0]["spec"]["config"].as_array().unwrap();
     let secret: Vec<&str> = fields
         .iter()
@@ -32,7 +47,7 @@ async fn the_adapter_catalog_lists_http_bot_with_its_secret_fields() {
     app.get_as(&owner, "/api/v1/platform/adapters/http_bot")
         .await
         .data();
-    app.get_as(&owner, "/api/v1/platform/adapters/telegram")
+    app.get_as(&owner, "/api/v1/platform/adapters/kook")
         .await
         .assert_error(404, "resource_not_found");
 }

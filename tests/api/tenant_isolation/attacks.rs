@@ -137,6 +137,11 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
             Some(json!({ "event_type": "message.received" })),
         ),
         ("list_bot_event_route_statuses", None),
+        (
+            "send_message",
+            Some(json!({ "target_type": "person", "target_id": "1",
+                         "message_chain": [{ "type": "Plain", "text": "hijacked" }] })),
+        ),
         // B's bot in the body, with a session B really has.
         (
             "reset_session_context",

@@ -71,11 +71,19 @@ impl Operation for GetBot {
         let row = service::get(&state.db, ws, &input.path.bot_uuid).await?;
         let public = state.settings.public_url();
         let path = service::webhook_path(&row.uuid);
+        let store = state.store.as_ref();
+        let status = crate::bots::status::get(store, &row.uuid).await;
+        let embed_code = (row.adapter == crate::bots::adapters::WEB_PAGE_BOT)
+            .then(|| service::embed_code(&public, &row.uuid));
         Ok(BotEnvelope {
             bot: BotDetail {
                 adapter_runtime_values: RuntimeValues {
                     webhook_full_url: format!("{public}{path}"),
                     webhook_url: path,
+                    bot_account_id: status.as_ref().and_then(|s| s.bot_account_id.clone()),
+                    state: status,
+                    logs: crate::bots::status::logs(store, &row.uuid).await,
+                    embed_code,
                 },
                 bot: service::to_dto(row, ws, &public),
             },
@@ -104,6 +112,7 @@ impl Operation for CreateBot {
         input: Input<NoParams, NoParams, CreateBotBody>,
     ) -> ApiResult<Created> {
         let row = service::create(&state.db, ctx.workspace()?, input.body).await?;
+        crate::bots::status::announce_change(state.store.as_ref(), &row.uuid).await;
         Ok(Created { uuid: row.uuid })
     }
 }
@@ -128,13 +137,14 @@ impl Operation for UpdateBot {
         ctx: &RequestCtx,
         input: Input<BotPath, NoParams, UpdateBotBody>,
     ) -> ApiResult<Null> {
-        service::update(
+        let row = service::update(
             &state.db,
             ctx.workspace()?,
             &input.path.bot_uuid,
             input.body,
         )
         .await?;
+        crate::bots::status::announce_change(state.store.as_ref(), &row.uuid).await;
         Ok(Null)
     }
 }
@@ -157,7 +167,10 @@ impl Operation for DeleteBot {
         ctx: &RequestCtx,
         input: Input<BotPath, NoParams, NoBody>,
     ) -> ApiResult<Null> {
-        service::delete(&state.db, ctx.workspace()?, &input.path.bot_uuid).await?;
+        let row = service::delete(&state.db, ctx.workspace()?, &input.path.bot_uuid).await?;
+        let store = state.store.as_ref();
+        crate::bots::status::clear(store, &row.uuid).await;
+        crate::bots::status::announce_change(store, &row.uuid).await;
         Ok(Null)
     }
 }

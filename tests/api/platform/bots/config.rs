@@ -46,7 +46,7 @@ async fn adapter_config_is_validated_against_the_schema() {
     let res = create_bot(
         &app,
         &owner,
-        json!({ "name": "b", "adapter": "telegram", "adapter_config": {} }),
+        json!({ "name": "b", "adapter": "kook", "adapter_config": {} }),
     )
     .await;
     res.assert_error(400, "invalid_request");
