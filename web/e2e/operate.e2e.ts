@@ -126,6 +126,25 @@ describe('bots', () => {
     await noSeriousAxe('bots');
     await shot(page, 'bots');
   });
+
+  it('shows a web chat widget bot’s embed code, whose script the server serves', async () => {
+    const created = await call(baseUrl, 'POST', '/api/v1/platform/bots', { token, body: { name: 'Site chat', adapter: 'web_page_bot', adapter_config: {} } });
+    expect(created.status).toBe(200);
+    const uuid = created.data.uuid as string;
+    await page.goto(`/platform/bots/${uuid}`);
+    const code = page.getByTestId('embed-code');
+    await expect.poll(() => code.textContent()).toContain(`/bots/${uuid}/widget.js`);
+    const src = /src="([^"]+)"/.exec((await code.textContent()) ?? '')?.[1] ?? '';
+    const script = await fetch(src);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toContain('javascript');
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    const field = page.locator('[data-field="embed_code"]');
+    await expect.poll(() => field.inputValue()).toContain('widget.js');
+    expect(await field.getAttribute('readonly')).not.toBeNull();
+    await noSeriousAxe('bot-embed');
+    await shot(page, 'bot-embed');
+  });
 });
 
 describe('pipelines', () => {

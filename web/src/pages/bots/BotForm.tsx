@@ -60,7 +60,7 @@ function AdapterForm({ adapter, bot, onDone, onCancel }: { adapter: Adapter; bot
   const fields = useMemo(() => adapter.spec.config.map(fromConfigField), [adapter]);
   const create = useCreateBot();
   const update = useUpdateBot();
-  const stored = bot ? { ...(bot.adapter_config as Record<string, unknown>), webhook_url: bot.adapter_runtime_values.webhook_full_url } : null;
+  const stored = bot ? { ...(bot.adapter_config as Record<string, unknown>), webhook_url: bot.adapter_runtime_values.webhook_full_url, embed_code: bot.adapter_runtime_values.embed_code } : null;
   const form = useForm<Values>({
     mode: 'controlled',
     initialValues: {

@@ -118,6 +118,17 @@ function BotView({ bot }: { bot: BotDetail }) {
           </Text>
         </Card>
       )}
+      {bot.adapter_runtime_values.embed_code && (
+        <Card withBorder padding="sm">
+          <Text size="sm" fw={500} mb={4}>
+            {t('bots.embed')}
+          </Text>
+          <CopyField value={bot.adapter_runtime_values.embed_code} block testId="embed-code" />
+          <Text size="xs" c="dimmed" mt={4}>
+            {t('bots.embedHint')}
+          </Text>
+        </Card>
+      )}
       <Tabs value={tab} onChange={(v) => setParams(v && v !== 'routes' ? { tab: v } : {}, { replace: true })} keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="routes">{t('bots.tabRoutes')}</Tabs.Tab>
