@@ -128,12 +128,13 @@ describe('bots', () => {
   });
 
   it('shows a web chat widget bot’s embed code, whose script the server serves', async () => {
-    const created = await call(baseUrl, 'POST', '/api/v1/platform/bots', { token, body: { name: 'Site chat', adapter: 'web_page_bot', adapter_config: {} } });
+    const created = await call(baseUrl, 'POST', '/api/v1/platform/bots', { token, body: { name: 'Site chat', adapter: 'web_page_bot', adapter_config: {}, enable: true } });
     expect(created.status).toBe(200);
     const uuid = created.data.uuid as string;
     await page.goto(`/platform/bots/${uuid}`);
     const code = page.getByTestId('embed-code');
     await expect.poll(() => code.textContent()).toContain(`/bots/${uuid}/widget.js`);
+    expect(await page.getByTestId('webhook-url').count(), 'a widget bot receives no webhooks').toBe(0);
     const src = /src="([^"]+)"/.exec((await code.textContent()) ?? '')?.[1] ?? '';
     const script = await fetch(src);
     expect(script.status).toBe(200);

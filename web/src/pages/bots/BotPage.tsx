@@ -107,7 +107,7 @@ function BotView({ bot }: { bot: BotDetail }) {
           </Group>
         )}
       </Group>
-      {bot.adapter_runtime_values.webhook_full_url && (
+      {bot.adapter_runtime_values.webhook_full_url && !bot.adapter_runtime_values.embed_code && (
         <Card withBorder padding="sm">
           <Text size="sm" fw={500} mb={4}>
             {t('bots.webhook')}
