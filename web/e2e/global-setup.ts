@@ -16,6 +16,8 @@ declare module 'vitest' {
     baseUrl: string;
     /** A second server with several Workspaces allowed (`LANGBOT_MULTI_WORKSPACE`). */
     multiUrl: string;
+    /** A third server for the bots, pipelines and monitoring flows. */
+    part2Url: string;
     upstream: string;
   }
 }
@@ -87,11 +89,13 @@ export default async function setup(project: TestProject) {
   const upstream = await startFakeOpenAi();
   const main = await startServer(bin, {});
   const multi = await startServer(bin, { LANGBOT_MULTI_WORKSPACE: 'true' });
+  const part2 = await startServer(bin, {});
   project.provide('baseUrl', main.url);
   project.provide('multiUrl', multi.url);
+  project.provide('part2Url', part2.url);
   project.provide('upstream', upstream.baseUrl);
   return async () => {
-    await Promise.all([main.stop(), multi.stop()]);
+    await Promise.all([main.stop(), multi.stop(), part2.stop()]);
     await upstream.close();
   };
 }

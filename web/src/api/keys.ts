@@ -19,4 +19,12 @@ export const keys = {
     ['ws', ws, 'models', kind, provider] as const,
   starred: (ws: string) => ['ws', ws, 'starred'] as const,
   pipelines: (ws: string) => ['ws', ws, 'pipelines'] as const,
+  pipeline: (ws: string, uuid: string) => ['ws', ws, 'pipelines', 'one', uuid] as const,
+  pipelineMetadata: (ws: string) => ['ws', ws, 'pipelines', 'metadata'] as const,
+  extensions: (ws: string, uuid: string) => ['ws', ws, 'pipelines', 'extensions', uuid] as const,
+  adapters: (ws: string) => ['ws', ws, 'adapters'] as const,
+  bots: (ws: string) => ['ws', ws, 'bots'] as const,
+  bot: (ws: string, uuid: string) => ['ws', ws, 'bots', 'one', uuid] as const,
+  routeStatus: (ws: string, uuid: string) => ['ws', ws, 'bots', 'status', uuid] as const,
+  monitoring: (ws: string) => ['ws', ws, 'monitoring'] as const,
 };

@@ -1,16 +1,18 @@
 import { MantineProvider, mergeThemeOverrides } from '@mantine/core';
-import { ModalsProvider } from '@mantine/modals';
-import { Notifications } from '@mantine/notifications';
 import { type QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { RouterProvider } from 'react-router';
 
-import { createRouter } from './router';
+import { AppRoutes } from './router';
 import { cssVariablesResolver, theme } from './theme';
 
+// The notifications container is not needed for a first render (see components/notify).
+const Notifications = lazy(() => import('@mantine/notifications').then((m) => ({ default: m.Notifications })));
+// Nor the confirm dialogs' host (`modals.openConfirmModal` reaches it by a window event; no
+// page uses its context): it and the Modal code are fetched right after the first render.
+const ModalsProvider = lazy(() => import('@mantine/modals').then((m) => ({ default: m.ModalsProvider })));
+
 export function App({ queryClient }: { queryClient: QueryClient }) {
-  const [router] = useState(createRouter);
   const { t } = useTranslation();
   // Every dialog's and notification's close button is named in the UI language.
   const close = t('common.close');
@@ -27,10 +29,11 @@ export function App({ queryClient }: { queryClient: QueryClient }) {
   return (
     <MantineProvider theme={themed} defaultColorScheme="auto" cssVariablesResolver={cssVariablesResolver}>
       <QueryClientProvider client={queryClient}>
-        <ModalsProvider labels={{ confirm: t('common.confirm'), cancel: t('common.cancel') }}>
+        <Suspense fallback={null}>
           <Notifications position="top-right" />
-          <RouterProvider router={router} />
-        </ModalsProvider>
+          <ModalsProvider labels={{ confirm: t('common.confirm'), cancel: t('common.cancel') }} />
+        </Suspense>
+        <AppRoutes />
       </QueryClientProvider>
     </MantineProvider>
   );

@@ -1,6 +1,6 @@
 import { AppShell, Burger, Group, NavLink, ScrollArea } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { Boxes, KeyRound, Plug, UsersRound } from 'lucide-react';
+import { Activity, Bot, Boxes, KeyRound, Plug, UsersRound, Workflow } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { NavLink as RouterLink, useLocation } from 'react-router';
@@ -12,9 +12,12 @@ import { ThemeToggle } from '../components/ThemeToggle';
 import { WorkspaceSwitcher } from '../components/WorkspaceSwitcher';
 
 const NAV = [
+  { to: '/monitoring', label: 'nav.monitoring', icon: Activity },
+  { to: '/platform/bots', label: 'nav.bots', icon: Bot },
+  { to: '/pipelines', label: 'nav.pipelines', icon: Workflow },
   { to: '/models', label: 'nav.models', icon: Boxes },
   { to: '/api-keys', label: 'nav.apiKeys', icon: KeyRound },
-  { to: '/mcp-servers', label: 'mcpServers.nav', icon: Plug },
+  { to: '/mcp-servers', label: 'nav.mcpServers', icon: Plug },
   { to: '/workspace', label: 'nav.workspace', icon: UsersRound },
 ] as const;
 

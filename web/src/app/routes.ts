@@ -11,6 +11,12 @@ export const pages = {
   mcpServers: () => import('../pages/mcp/McpServersPage'),
   workspace: () => import('../pages/workspace/WorkspacePage'),
   account: () => import('../pages/AccountPage'),
+  bots: () => import('../pages/bots/BotsPage'),
+  bot: () => import('../pages/bots/BotPage'),
+  pipelines: () => import('../pages/pipelines/PipelinesPage'),
+  pipeline: () => import('../pages/pipelines/PipelinePage'),
+  monitoring: () => import('../pages/monitoring/MonitoringPage'),
+  execution: () => import('../pages/monitoring/ExecutionPage'),
   notFound: () => import('../pages/NotFoundPage'),
 } satisfies Record<string, Page>;
 
@@ -18,7 +24,13 @@ export const pages = {
 export const loggedIn = () => import('./RequireSession');
 
 const PUBLIC: Record<string, Page> = { '/setup': pages.setup, '/login': pages.login, '/invitations/accept': pages.invitation };
-const PRIVATE: Record<string, Page> = { '/models': pages.models, '/': pages.models, '/api-keys': pages.apiKeys, '/mcp-servers': pages.mcpServers, '/workspace': pages.workspace, '/account': pages.account };
+const PRIVATE: Record<string, Page> = { '/models': pages.models, '/': pages.models, '/api-keys': pages.apiKeys, '/mcp-servers': pages.mcpServers, '/workspace': pages.workspace, '/account': pages.account, '/platform/bots': pages.bots, '/pipelines': pages.pipelines, '/monitoring': pages.monitoring };
+
+const DETAIL: [string, Page][] = [
+  ['/platform/bots/', pages.bot],
+  ['/pipelines/', pages.pipeline],
+  ['/monitoring/executions/', pages.execution],
+];
 
 /** Starts loading what `pathname` will show (errors surface when the router loads it). */
 export function preload(pathname: string): void {
@@ -31,6 +43,6 @@ export function preload(pathname: string): void {
     return quietly(pages.setup);
   }
   quietly(loggedIn);
-  const page = PRIVATE[pathname];
+  const page = PRIVATE[pathname] ?? DETAIL.find(([prefix]) => pathname.startsWith(prefix))?.[1];
   if (page) quietly(page);
 }

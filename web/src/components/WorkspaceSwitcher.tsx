@@ -1,14 +1,13 @@
-import { Button, Menu, Modal, Stack, Text, TextInput } from '@mantine/core';
-import { useForm } from '@mantine/form';
+import { Button, Menu, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Check, ChevronsUpDown, Plus } from 'lucide-react';
+import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 
-import { api, unwrap } from '../api/client';
-import { keys } from '../api/keys';
 import { useSession } from '../app/session-context';
-import { applyServerErrors } from '../forms/serverErrors';
+
+// The dialog (and its form) is its own chunk, fetched when first opened.
+const CreateWorkspace = lazy(() => import('./CreateWorkspace'));
 
 /** The Workspace name; a menu to switch when there is more than one (or more may be made). */
 export function WorkspaceSwitcher() {
@@ -54,41 +53,17 @@ export function WorkspaceSwitcher() {
           )}
         </Menu.Dropdown>
       </Menu>
-      <Modal opened={creating} onClose={close} title={t('workspace.create')}>
-        <CreateWorkspaceForm
-          onCreated={(uuid) => {
-            close();
-            switchWorkspace(uuid);
-          }}
-        />
-      </Modal>
+      {creating && (
+        <Suspense fallback={null}>
+          <CreateWorkspace
+            onClose={close}
+            onCreated={(uuid) => {
+              close();
+              switchWorkspace(uuid);
+            }}
+          />
+        </Suspense>
+      )}
     </>
-  );
-}
-
-function CreateWorkspaceForm({ onCreated }: { onCreated: (uuid: string) => void }) {
-  const { t } = useTranslation();
-  const queryClient = useQueryClient();
-  const form = useForm({
-    initialValues: { name: '' },
-    validate: { name: (v) => (v.trim() ? null : t('common.required')) },
-  });
-  const create = useMutation({
-    mutationFn: (name: string) => unwrap(api.POST('/api/v1/workspaces', { body: { name } })),
-    onSuccess: async (created) => {
-      await queryClient.invalidateQueries({ queryKey: keys.workspaces });
-      onCreated(created.uuid);
-    },
-    onError: (error) => applyServerErrors(form, error),
-  });
-  return (
-    <form onSubmit={form.onSubmit((v) => create.mutate(v.name.trim()))} noValidate>
-      <Stack>
-        <TextInput label={t('workspace.name')} required data-autofocus {...form.getInputProps('name')} />
-        <Button type="submit" loading={create.isPending}>
-          {t('common.create')}
-        </Button>
-      </Stack>
-    </form>
   );
 }

@@ -3,7 +3,6 @@
 import {
   ActionIcon,
   CopyButton,
-  NumberInput,
   PasswordInput,
   Select,
   Stack,
@@ -19,6 +18,7 @@ import { Check, Copy } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
+import { NumberField } from '../components/NumberField';
 import { type FormField, isReadOnly, isVisible, localize, MASK, problems } from './fields';
 
 /** Renders a field type the generic inputs do not cover (e.g. a model selector). */
@@ -106,7 +106,7 @@ function FieldInput({ field, label, description, inputProps, value, t, language 
     case 'integer':
     case 'float':
       return (
-        <NumberInput
+        <NumberField
           {...common}
           allowDecimal={field.type === 'float'}
           min={field.min}

@@ -73,7 +73,7 @@ export function localize(text: Localized | undefined, language: string): string 
 }
 
 export function isReadOnly(field: FormField): boolean {
-  return field.type === 'webhook-url';
+  return field.type === 'webhook-url' || field.type === 'embed-code';
 }
 
 function emptyFor(field: FormField): unknown {

@@ -28,3 +28,9 @@ export function formatRelative(iso: string | null | undefined, language: string,
   }
   return format.format(Math.round(diff / 1000), 'second');
 }
+
+/** "850 ms", "1.25 s". */
+export function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}

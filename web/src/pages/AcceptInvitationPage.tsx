@@ -84,7 +84,7 @@ function Invitation({ token, found, here }: { token: string; found: InspectedInv
         </Group>
         <Group gap="xs">
           <Text size="sm" c="dimmed">
-            {t('members.role')}
+            {t('invite.role')}
           </Text>
           <Badge variant="light">{t(`roles.${invitation.role}`)}</Badge>
         </Group>

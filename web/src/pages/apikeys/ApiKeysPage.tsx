@@ -13,6 +13,12 @@ import { formatDate, formatRelative } from '../../lib/format';
 import { McpPanel } from './McpPanel';
 import { KEYS_PAGE, useApiKeys, useRevokeApiKey } from './queries';
 
+import { addArea } from '../../i18n';
+import strings from '../../i18n/locales/en_US/apiKeys.json';
+
+// This area's strings come with this chunk (and, in Chinese, before the page renders).
+await addArea('apiKeys', strings);
+
 // The create dialog is its own chunk, fetched when first opened.
 const CreateKeyModal = lazy(() => import('./CreateKey').then((m) => ({ default: m.CreateKeyModal })));
 const CreatedKeyModal = lazy(() => import('./CreateKey').then((m) => ({ default: m.CreatedKeyModal })));

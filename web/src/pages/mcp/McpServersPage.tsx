@@ -16,6 +16,12 @@ import { useDeleteMcpServer, useMcpServers, useTestMcpServer, useToggleMcpServer
 import { StatusBadge, TestOutcome } from './StatusBadge';
 import { ToolsPanel } from './ToolsPanel';
 
+import { addArea } from '../../i18n';
+import strings from '../../i18n/locales/en_US/mcpServers.json';
+
+// This area's strings come with this chunk (and, in Chinese, before the page renders).
+await addArea('mcpServers', strings);
+
 type Editing = { server: McpServer | null } | null;
 
 export default function McpServersPage() {

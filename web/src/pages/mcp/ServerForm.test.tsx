@@ -8,7 +8,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import type { SessionValue } from '../../app/session-context';
 import { SessionContext } from '../../app/session-context';
 import { createQueryClient } from '../../app/queryClient';
-import { initI18n } from '../../i18n';
+import { addArea, initI18n } from '../../i18n';
+import strings from '../../i18n/locales/en_US/mcpServers.json';
 import type { McpServer } from './model';
 import { ServerFormModal } from './ServerForm';
 
@@ -57,6 +58,7 @@ const stored: McpServer = {
 beforeAll(async () => {
   localStorage.setItem('langbot_language', 'en_US');
   await initI18n();
+  await addArea('mcpServers', strings);
 });
 beforeEach(() => {
   sent = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import en from '../../i18n/locales/en_US.json';
-import zh from '../../i18n/locales/zh_Hans.json';
+import en from '../../i18n/locales/en_US/mcpServers.json';
+import zh from '../../i18n/locales/zh_Hans/mcpServers.json';
 import { anyConnecting, emptyValues, fieldAliases, fromServer, hasMask, type McpServer, MODES, statusOf, toExtraArgs } from './model';
 
 function server(over: Partial<McpServer>): McpServer {

@@ -12,6 +12,12 @@ import { ProviderCard } from './ProviderCard';
 import { PROVIDERS_PAGE, useProviders, useRequesters, useStarred } from './queries';
 import { StarredSummary } from './StarredSummary';
 
+import { addArea } from '../../i18n';
+import strings from '../../i18n/locales/en_US/models.json';
+
+// This area's strings come with this chunk (and, in Chinese, before the page renders).
+await addArea('models', strings);
+
 export default function ModelsPage() {
   const { t } = useTranslation();
   const { can } = useSession();

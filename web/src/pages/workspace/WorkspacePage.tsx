@@ -11,6 +11,12 @@ import { Invitations } from './Invitations';
 import { Members } from './Members';
 import { useLanguageSetting, useRename, useSetLanguage } from './queries';
 
+import { addArea } from '../../i18n';
+import strings from '../../i18n/locales/en_US/workspace.json';
+
+// This area's strings come with this chunk (and, in Chinese, before the page renders).
+await addArea('workspace', strings);
+
 export default function WorkspacePage() {
   const { t } = useTranslation();
   const { can } = useSession();
