@@ -50,8 +50,7 @@ fn official() -> String {
 
 impl Config {
     pub fn of(bot: &bot::Model) -> Result<Self, String> {
-        serde_json::from_value(bot.adapter_config.clone())
-            .map_err(|e| format!("the bot's Lark config is incomplete: {e}"))
+        super::config_of(bot, "Lark")
     }
 
     fn base(&self) -> String {

@@ -304,3 +304,12 @@ pub async fn process(
     waiting.done().await;
     outbox.deliver(state, &bot.uuid, &output.replies).await;
 }
+
+/// A bot's adapter config read into the adapter's own type; the error names the platform.
+pub(crate) fn config_of<T: serde::de::DeserializeOwned>(
+    bot: &bot::Model,
+    platform: &str,
+) -> Result<T, String> {
+    serde_json::from_value(bot.adapter_config.clone())
+        .map_err(|e| format!("the bot's {platform} config is incomplete: {e}"))
+}

@@ -55,8 +55,7 @@ pub struct Config {
 
 impl Config {
     pub fn of(bot: &bot::Model) -> Result<Self, String> {
-        serde_json::from_value(bot.adapter_config.clone())
-            .map_err(|e| format!("the bot's OneBot config is incomplete: {e}"))
+        super::config_of(bot, "OneBot")
     }
 
     fn token(&self) -> Option<&str> {

@@ -59,8 +59,7 @@ fn official() -> String {
 
 impl Config {
     pub fn of(bot: &bot::Model) -> Result<Self, String> {
-        serde_json::from_value(bot.adapter_config.clone())
-            .map_err(|e| format!("the bot's Telegram config is incomplete: {e}"))
+        super::config_of(bot, "Telegram")
     }
 
     /// The webhook's secret token: configured, or derived from the bot token and uuid (so
