@@ -79,6 +79,7 @@ fn probe_body(operation_id: &str) -> Value {
         "update_member_role" => json!({ "role": "viewer" }),
         "dry_run_bot_event_route" => json!({ "event_type": "message.received" }),
         "run_pipeline" => json!({ "message": "permission matrix probe" }),
+        "set_plugin_enabled" => json!({ "enabled": true }),
         "reset_session_context" => json!({
             "bot_id": uuid::Uuid::new_v4().to_string(),
             "session_id": "person_permission_matrix",
