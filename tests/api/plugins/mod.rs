@@ -8,6 +8,7 @@ mod host_api;
 mod management;
 mod storage;
 mod tools;
+mod websocket;
 
 use serde_json::Value;
 
