@@ -4,16 +4,21 @@ WORKDIR /src
 COPY . .
 RUN cargo build --release --locked -p langbot
 
-# Runtime stage: the binary and curl for the healthcheck.
+# Runtime stage: the binary, curl for the healthcheck, and LangBot's plugin runtime (the
+# pinned langbot-plugin in a venv; procps for `kill`, which stops a runtime's process group).
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates curl \
+ && apt-get install -y --no-install-recommends ca-certificates curl procps python3 python3-venv \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --home /data langbot \
  && mkdir -p /data && chown langbot /data
+COPY scripts/install-plugin-runtime.sh /opt/langbot/scripts/
+COPY scripts/lib/plugin_venv.sh /opt/langbot/scripts/lib/
+RUN /opt/langbot/scripts/install-plugin-runtime.sh /opt/langbot-plugin-runtime
 COPY --from=build /src/target/release/langbot /usr/local/bin/langbot
 USER langbot
-ENV LANGBOT_HTTP_ADDR=0.0.0.0:5300 LANGBOT_DATA_DIR=/data
+ENV LANGBOT_HTTP_ADDR=0.0.0.0:5300 LANGBOT_DATA_DIR=/data \
+    LANGBOT_PLUGIN_RUNTIME_PYTHON=/opt/langbot-plugin-runtime/bin/python
 EXPOSE 5300
 VOLUME ["/data"]
 ENTRYPOINT ["langbot"]

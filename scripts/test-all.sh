@@ -19,12 +19,17 @@ log() { printf '\n==> %s\n' "$*"; }
 source scripts/lib/services.sh
 # shellcheck source=lib/mcp_venv.sh
 source scripts/lib/mcp_venv.sh
+# shellcheck source=lib/plugin_venv.sh
+source scripts/lib/plugin_venv.sh
 trap stop_services EXIT
 
 ensure_services
 # The official MCP SDK: the client test, and the MCP server the tool tests connect to.
 ensure_mcp_venv
 export TEST_MCP_PYTHON="$MCP_PYTHON"
+# LangBot's plugin runtime (langbot-plugin from PyPI): the plugin host tests run it.
+ensure_plugin_venv
+export TEST_PLUGIN_PYTHON="$PLUGIN_PYTHON"
 log "building"
 cargo build --workspace --all-targets
 start_services

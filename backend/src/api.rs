@@ -16,6 +16,7 @@ pub fn catalog() -> &'static Catalog {
         use crate::mcp_servers::ops as mcp;
         use crate::monitoring::ops as mon;
         use crate::pipelines::ops as pipes;
+        use crate::plugins::ops as plugins;
         use crate::providers::ops as prov;
         use crate::runtime::ops as rt;
         use crate::system::ops as system;
@@ -104,6 +105,21 @@ pub fn catalog() -> &'static Catalog {
             op::<mcp::TestMcpServer>(),
             op::<mcp::ListMcpServerResources>(),
             op::<tools::ListTools>(),
+            // plugins
+            op::<plugins::ListPlugins>(),
+            op::<plugins::GetPlugin>(),
+            op::<plugins::InstallPluginPackage>(),
+            op::<plugins::InstallPluginDirectory>(),
+            op::<plugins::InstallPluginMarketplace>(),
+            op::<plugins::InstallPluginGithub>(),
+            op::<plugins::DeletePlugin>(),
+            op::<plugins::SetPluginEnabled>(),
+            op::<plugins::GetPluginConfig>(),
+            op::<plugins::UpdatePluginConfig>(),
+            op::<plugins::GetPluginReadme>(),
+            op::<plugins::GetPluginIcon>(),
+            op::<plugins::GetPluginLogs>(),
+            op::<plugins::GetPluginSystemStatus>(),
             // adapters, bots, routes
             op::<bots::ListAdapters>(),
             op::<bots::GetAdapter>(),

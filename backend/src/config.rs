@@ -30,6 +30,21 @@ pub const ENV_KEYS: &[(&str, &str)] = &[
         "LANGBOT_MCP_STDIO_ALLOWED_COMMANDS",
         "mcp.stdio.allowed_commands",
     ),
+    ("LANGBOT_PLUGIN_ENABLE", "plugin.enable"),
+    ("LANGBOT_PLUGIN_RUNTIME_PYTHON", "plugin.runtime_python"),
+    ("LANGBOT_PLUGIN_RUNTIME_WS_URL", "plugin.runtime_ws_url"),
+    (
+        "LANGBOT_PLUGIN_RUNTIME_CONTROL_TOKEN",
+        "plugin.runtime_control_token",
+    ),
+    (
+        "LANGBOT_PLUGIN_INSTALL_DEPENDENCIES",
+        "plugin.install_dependencies",
+    ),
+    (
+        "LANGBOT_PLUGIN_TOOL_CALL_TIMEOUT",
+        "plugin.tool_call_timeout",
+    ),
     ("LANGBOT_LOG", "log.filter"),
     ("LANGBOT_LOG_FORMAT", "log.format"),
 ];
@@ -48,7 +63,29 @@ pub struct Settings {
     pub monitoring: MonitoringSettings,
     pub bots: BotSettings,
     pub mcp: McpSettings,
+    pub plugin: PluginSettings,
     pub log: LogSettings,
+}
+
+/// The plugin host: LangBot's plugin runtime (`lbp rt`), a stdio child per Workspace with
+/// plugins, or an external runtime over WebSocket.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginSettings {
+    #[serde(deserialize_with = "de::flag")]
+    pub enable: bool,
+    /// The interpreter that has `langbot-plugin` installed.
+    pub runtime_python: String,
+    /// An external runtime's control WebSocket; unset: a stdio child.
+    pub runtime_ws_url: Option<String>,
+    /// Sent as `X-LangBot-Plugin-Runtime-Token` (the runtime wants 32+ characters).
+    pub runtime_control_token: Option<String>,
+    /// Let the runtime pip-install each plugin's requirements (off: `--skip-deps-check`).
+    #[serde(deserialize_with = "de::flag")]
+    pub install_dependencies: bool,
+    /// How long one plugin tool call may take.
+    #[serde(with = "de::duration")]
+    pub tool_call_timeout: Duration,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -214,6 +251,14 @@ impl Default for Settings {
                     allowed_commands: Vec::new(),
                 },
             },
+            plugin: PluginSettings {
+                enable: false,
+                runtime_python: "python3".into(),
+                runtime_ws_url: None,
+                runtime_control_token: None,
+                install_dependencies: true,
+                tool_call_timeout: Duration::from_secs(180),
+            },
             log: LogSettings {
                 filter: "info".into(),
                 format: LogFormat::Text,
@@ -279,6 +324,22 @@ impl Settings {
         anyhow::ensure!(
             self.auth.session_ttl >= Duration::from_secs(60),
             "auth.session_ttl must be at least one minute"
+        );
+        if let Some(url) = &self.plugin.runtime_ws_url {
+            anyhow::ensure!(
+                url.starts_with("ws://") || url.starts_with("wss://"),
+                "plugin.runtime_ws_url must start with ws:// or wss://"
+            );
+        }
+        if let Some(token) = &self.plugin.runtime_control_token {
+            anyhow::ensure!(
+                token.chars().filter(|c| !c.is_whitespace()).count() >= 32,
+                "plugin.runtime_control_token must have at least 32 non-blank characters"
+            );
+        }
+        anyhow::ensure!(
+            self.plugin.tool_call_timeout >= Duration::from_secs(1),
+            "plugin.tool_call_timeout must be at least one second"
         );
         Ok(())
     }
@@ -468,5 +529,30 @@ mod tests {
         assert!(load(&[("LANGBOT_MULTI_WORKSPACE", "maybe")]).is_err());
         assert!(load(&[("LANGBOT_DATABASE_URL", "mysql://x")]).is_err());
         assert!(load(&[("LANGBOT_BODY_LIMIT", "lots")]).is_err());
+        assert!(load(&[("LANGBOT_PLUGIN_RUNTIME_WS_URL", "http://x")]).is_err());
+        assert!(load(&[("LANGBOT_PLUGIN_RUNTIME_CONTROL_TOKEN", "short")]).is_err());
+    }
+
+    #[test]
+    fn plugin_settings_come_from_the_environment() -> anyhow::Result<()> {
+        let s = load(&[("LANGBOT_DATA_DIR", "/nonexistent-langbot")])?;
+        assert!(!s.plugin.enable);
+        assert_eq!(s.plugin.runtime_python, "python3");
+        let s = load(&[
+            ("LANGBOT_PLUGIN_ENABLE", "true"),
+            ("LANGBOT_PLUGIN_RUNTIME_PYTHON", "/venv/bin/python"),
+            ("LANGBOT_PLUGIN_RUNTIME_WS_URL", "ws://rt:5400/control/ws"),
+            ("LANGBOT_PLUGIN_RUNTIME_CONTROL_TOKEN", &"t".repeat(32)),
+            ("LANGBOT_PLUGIN_INSTALL_DEPENDENCIES", "false"),
+            ("LANGBOT_PLUGIN_TOOL_CALL_TIMEOUT", "30s"),
+        ])?;
+        assert!(s.plugin.enable && !s.plugin.install_dependencies);
+        assert_eq!(s.plugin.runtime_python, "/venv/bin/python");
+        assert_eq!(
+            s.plugin.runtime_ws_url.as_deref(),
+            Some("ws://rt:5400/control/ws")
+        );
+        assert_eq!(s.plugin.tool_call_timeout, Duration::from_secs(30));
+        Ok(())
     }
 }

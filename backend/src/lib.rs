@@ -29,6 +29,7 @@ pub mod mcp_client;
 pub mod mcp_servers;
 pub mod monitoring;
 pub mod pipelines;
+pub mod plugins;
 pub mod providers;
 pub mod runtime;
 pub mod session_store;

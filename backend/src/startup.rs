@@ -198,6 +198,8 @@ impl Application {
             .get::<crate::mcp_client::McpHub>()
             .close_all()
             .await;
+        // Plugin runtimes stop in order (SIGTERM, then their process groups are killed).
+        crate::plugins::hub(&self.state).stop_all().await;
         served
     }
 }

@@ -10,6 +10,7 @@ mod m20261130_000004_runtime;
 mod m20261130_000005_monitoring_indexes;
 mod m20261130_000006_monitoring_rollups;
 mod m20261201_000007_tools;
+mod m20261202_000008_plugins;
 pub mod rollups;
 
 pub struct Migrator;
@@ -25,6 +26,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000005_monitoring_indexes::Migration),
             Box::new(m20261130_000006_monitoring_rollups::Migration),
             Box::new(m20261201_000007_tools::Migration),
+            Box::new(m20261202_000008_plugins::Migration),
         ]
     }
 }

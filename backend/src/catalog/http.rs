@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use actix_web::{web, HttpRequest, HttpResponse};
 
 use super::output::Output;
-use super::registry::has_body;
+use super::registry::{has_body, is_upload};
 use super::{authorize, input, request, Catalog, Input, Method, Operation, QueryInput};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -73,7 +73,29 @@ async fn handle<O: Operation>(
             .load::<O::Path>()
             .map_err(|e| ApiError::invalid(format!("Invalid path parameter: {e}")))?,
         query: O::Query::from_query(req.query_string())?,
-        body: if has_body::<O>() {
+        body: if is_upload::<O>() {
+            let content_type = req
+                .headers()
+                .get(actix_web::http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string();
+            // A file goes as multipart (up to the upload limit); JSON keeps the body limit.
+            let limit = if content_type
+                .to_ascii_lowercase()
+                .starts_with("multipart/form-data")
+            {
+                super::upload::UPLOAD_MAX
+            } else {
+                state.settings.api.body_limit
+            };
+            let bytes = crate::http::read_body(&req, payload, limit).await?;
+            let upload: Box<dyn std::any::Any> =
+                Box::new(super::upload::parse(&content_type, &bytes)?);
+            *upload
+                .downcast::<O::Body>()
+                .map_err(|_| ApiError::internal(anyhow::anyhow!("upload body type")))?
+        } else if has_body::<O>() {
             let bytes =
                 crate::http::read_body(&req, payload, state.settings.api.body_limit).await?;
             input::parse_body::<O::Body>(&bytes)?

@@ -16,6 +16,7 @@ pub mod request;
 mod socket;
 mod strict;
 mod types;
+pub mod upload;
 mod values;
 
 use std::future::Future;
@@ -35,6 +36,7 @@ pub use page::{PageInfo, PageQuery};
 pub use registry::{authorize, op, Catalog, DynOperation};
 pub use socket::Socket;
 pub use types::{NoBody, NoParams, Null};
+pub use upload::Upload;
 pub use values::Name;
 
 /// One operation: its declaration, its typed input and output, and its transport-agnostic body.

@@ -118,11 +118,16 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
         op = op.description(Some(meta.description));
     }
     if has_body::<O>() {
+        let media = if super::registry::is_upload::<O>() {
+            "multipart/form-data"
+        } else {
+            "application/json"
+        };
         op = op.request_body(Some(
             RequestBodyBuilder::new()
                 .required(Some(Required::True))
                 .content(
-                    "application/json",
+                    media,
                     ContentBuilder::new()
                         .schema(Some(schemas.reference::<O::Body>()))
                         .build(),

@@ -49,6 +49,11 @@ pub(super) fn has_body<O: Operation>() -> bool {
     TypeId::of::<O::Body>() != TypeId::of::<NoBody>()
 }
 
+/// A file upload (multipart over HTTP, with its own size limit).
+pub(super) fn is_upload<O: Operation>() -> bool {
+    TypeId::of::<O::Body>() == TypeId::of::<super::Upload>()
+}
+
 impl<O: Operation> DynOperation for Op<O> {
     fn meta(&self) -> &'static OpMeta {
         &O::META

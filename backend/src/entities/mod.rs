@@ -14,6 +14,8 @@ pub mod monitoring_message;
 pub mod monitoring_rollup;
 pub mod monitoring_session;
 pub mod pipeline;
+pub mod plugin_setting;
+pub mod plugin_storage;
 pub mod provider;
 pub mod route_trace;
 pub mod tool_call;

@@ -69,6 +69,8 @@ error_codes! {
     InvitationInvalid = "invitation_invalid", BAD_REQUEST, "Invalid or expired invitation";
     McpStdioDisabled = "mcp_stdio_disabled", FORBIDDEN, "Stdio MCP servers are disabled on this instance";
     McpStdioCommandNotAllowed = "mcp_stdio_command_not_allowed", FORBIDDEN, "This command is not allowed for stdio MCP servers";
+    InvalidPluginPackage = "invalid_plugin_package", BAD_REQUEST, "Invalid plugin package";
+    PluginSourceUnavailable = "plugin_source_unavailable", BAD_REQUEST, "This install source is not available on this host";
 }
 
 #[cfg(test)]

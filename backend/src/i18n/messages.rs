@@ -43,6 +43,11 @@ const ZH_HANS: Table = &[
         "工作区所有者不能被修改或移除",
     ),
     ("Invalid or expired invitation", "邀请无效或已过期"),
+    ("Invalid plugin package", "插件包无效"),
+    (
+        "This install source is not available on this host",
+        "此主机不支持该安装来源",
+    ),
     (
         "Stdio MCP servers are disabled on this instance",
         "此实例已禁用 stdio MCP 服务器",

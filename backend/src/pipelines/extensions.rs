@@ -77,7 +77,8 @@ pub struct PipelineExtensions {
     pub bound_skills: Vec<String>,
     #[schema(value_type = Vec<Object>)]
     pub bound_mcp_resources: Vec<serde_json::Map<String, Value>>,
-    /// Installed plugins with tools (none until plugins are hosted).
+    /// Installed plugins with a Tool, Command or EventListener component (LangBot's plugin
+    /// object).
     #[schema(value_type = Vec<Object>)]
     pub available_plugins: Vec<Value>,
     pub available_mcp_servers: Vec<McpServer>,
@@ -228,4 +229,12 @@ pub async fn save(
 /// Whether a pipeline with these preferences may use a server.
 pub fn allows_server(p: &ExtensionsPreferences, uuid: &str) -> bool {
     p.enable_all_mcp_servers || p.mcp_servers.iter().any(|u| u == uuid)
+}
+
+/// Whether a pipeline with these preferences may use plugin `author/name`.
+pub fn allows_plugin(p: &ExtensionsPreferences, author: &str, name: &str) -> bool {
+    p.enable_all_plugins
+        || p.plugins
+            .iter()
+            .any(|r| r.author == author && r.name == name)
 }

@@ -149,10 +149,12 @@ pub async fn answer(state: &AppState, ask: Ask<'_>) -> Result<Answer, String> {
         )
         .await;
         recorder::notify(state.store.as_ref(), &scope.workspace).await;
+        let ctx =
+            crate::tools::CallCtx::of_run(&scope.session_id, &scope.bot_id, &scope.execution_id);
         let runs = futures_util::future::join_all(
             calls
                 .iter()
-                .map(|c| tools.call(&c.function.name, &c.function.arguments)),
+                .map(|c| tools.call(&c.function.name, &c.function.arguments, &ctx)),
         )
         .await;
         for (call, run) in calls.iter().zip(runs) {

@@ -378,6 +378,23 @@ impl super::adapters::Outbox for Callbacks {
     }
 }
 
+/// A proactive message (a plugin's `send_message`): one callback to `session`, signed and
+/// retried as replies are; `Err` says why it cannot be sent.
+pub async fn send_proactive(
+    state: &AppState,
+    bot: &bot::Model,
+    session: &str,
+    message: Vec<Segment>,
+) -> Result<(), String> {
+    let config: HttpBotConfig = serde_json::from_value(bot.adapter_config.clone())
+        .map_err(|e| format!("the bot's adapter config is unusable: {e}"))?;
+    if deliver(state, &config, session, "", &[message]).await {
+        Ok(())
+    } else {
+        Err("the bot's callback URL did not accept the message".into())
+    }
+}
+
 /// POSTs each reply to the callback URL, signed, with retries and back-off.
 async fn deliver(
     state: &AppState,
@@ -385,7 +402,8 @@ async fn deliver(
     session: &str,
     reply_to: &str,
     replies: &[Vec<Segment>],
-) {
+) -> bool {
+    let mut all = true;
     let total = replies.len();
     for (i, message) in replies.iter().enumerate() {
         let body = json!({
@@ -429,6 +447,7 @@ async fn deliver(
             .notify(|why, wait| tracing::warn!(error = %why, retry_in_ms = wait.as_millis() as u64, "callback not delivered; retrying"))
             .await
             .is_ok();
+        all &= delivered;
         if !delivered {
             tracing::error!(
                 session,
@@ -438,6 +457,7 @@ async fn deliver(
             );
         }
     }
+    all
 }
 
 /// `POST /bots/{bot_uuid}/sync`: run the turn and answer its replies, collapsed.

@@ -1,5 +1,5 @@
-//! The tools a run may call, resolved from its pipeline's bindings (MCP servers today;
-//! plugins join the same set), offered to the model in OpenAI function format, and called.
+//! The tools a run may call, resolved from its pipeline's bindings (MCP servers and the
+//! Tool components of plugins), offered to the model in OpenAI function format, and called.
 //!
 //! Name rule (visible in `GET /tools`): a name offered by one source keeps it; when several
 //! sources offer the same name, every copy is offered as `<source>__<name>` instead, so
@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use sha2::Digest;
 use utoipa::ToSchema;
 
 use crate::access::WorkspaceCtx;
@@ -20,11 +21,74 @@ use crate::error::ApiResult;
 use crate::llm::ToolSpec;
 use crate::mcp_client::{CallOutcome, Env, McpHub, Slot};
 use crate::pipelines::dto::ExtensionsPreferences;
-use crate::pipelines::extensions::allows_server;
+use crate::pipelines::extensions::{allows_plugin, allows_server};
+use crate::plugins::runtime::Live;
 use crate::state::AppState;
 
 /// How long a run waits for a server that is still connecting before going on without it.
 const READY_WAIT: Duration = Duration::from_secs(10);
+/// How long a run waits for the Workspace's plugin runtime (a restart after a change takes
+/// several seconds: Python starts, then each plugin's worker).
+const PLUGINS_WAIT: Duration = Duration::from_secs(45);
+
+/// Where a tool runs.
+#[derive(Clone)]
+enum Source {
+    Mcp(Arc<Slot>),
+    /// The runtime and the call timeout (`plugin.tool_call_timeout`).
+    Plugin(Arc<Live>, Duration),
+}
+
+/// The conversation a call belongs to (plugins receive it with each call).
+#[derive(Debug, Clone, Default)]
+pub struct CallCtx {
+    /// LangBot's `provider_session.Session` shape.
+    pub session: Value,
+    pub query_id: i64,
+    pub query_uuid: String,
+}
+
+impl CallCtx {
+    /// From a run's records scope: its session id is `<launcher_type>_<launcher_id>`.
+    pub fn of_run(session_id: &str, bot_uuid: &str, execution_id: &str) -> Self {
+        let (kind, id) = session_id.split_once('_').unwrap_or(("person", session_id));
+        let kind = if kind == "group" { "group" } else { "person" };
+        // A stable integer id for the turn (LangBot's query ids are integers).
+        let digest = sha2::Sha256::digest(execution_id.as_bytes());
+        let query_id = i64::from_be_bytes([
+            0,
+            0,
+            digest[0] & 0x1f,
+            digest[1],
+            digest[2],
+            digest[3],
+            digest[4],
+            digest[5],
+        ]);
+        Self {
+            session: serde_json::json!({
+                "launcher_type": kind, "launcher_id": id, "sender_id": id, "bot_uuid": bot_uuid,
+            }),
+            query_id,
+            query_uuid: execution_id.to_string(),
+        }
+    }
+
+    /// From a plugin's own `call_tool` request.
+    pub fn from_plugin(data: &Value) -> Self {
+        Self {
+            session: data
+                .get("session")
+                .filter(|s| s.is_object())
+                .cloned()
+                .unwrap_or_else(
+                    || serde_json::json!({"launcher_type": "person", "launcher_id": "plugin"}),
+                ),
+            query_id: data["query_id"].as_i64().unwrap_or(0),
+            query_uuid: data["query_uuid"].as_str().unwrap_or_default().to_string(),
+        }
+    }
+}
 /// OpenAI's limit on function names.
 const NAME_MAX: usize = 64;
 
@@ -38,18 +102,18 @@ pub struct OfferedTool {
     pub description: String,
     #[schema(value_type = Object)]
     pub parameters: Value,
-    /// `mcp`.
+    /// `mcp` or `plugin`.
     pub source: String,
-    /// The server's name.
+    /// The server's name, or the plugin's `author/name`.
     pub source_name: String,
-    /// The server's uuid.
+    /// The server's uuid, or the plugin's `author/name`.
     pub source_id: String,
 }
 
 /// The resolved tools of one run.
 #[derive(Default, Clone)]
 pub struct ToolSet {
-    tools: Vec<(OfferedTool, Option<Arc<Slot>>)>,
+    tools: Vec<(OfferedTool, Option<Source>)>,
     env: Option<(Arc<McpHub>, Env)>,
 }
 
@@ -107,7 +171,7 @@ impl ToolSet {
                 (name, slot, live)
             }))
             .await;
-        let mut found: Vec<(OfferedTool, Option<Arc<Slot>>)> = Vec::new();
+        let mut found: Vec<(OfferedTool, Option<Source>)> = Vec::new();
         for (name, slot, live) in ready {
             match live {
                 Ok(live) => {
@@ -122,7 +186,7 @@ impl ToolSet {
                                 source_name: name.clone(),
                                 source_id: slot.config.uuid.clone(),
                             },
-                            Some(slot.clone()),
+                            Some(Source::Mcp(slot.clone())),
                         ));
                     }
                 }
@@ -131,11 +195,12 @@ impl ToolSet {
                 }
             }
         }
+        found.extend(plugin_tools(state, ws, prefs).await?);
         Ok(Self::named(found, Some((hub, env))))
     }
 
     fn named(
-        mut found: Vec<(OfferedTool, Option<Arc<Slot>>)>,
+        mut found: Vec<(OfferedTool, Option<Source>)>,
         env: Option<(Arc<McpHub>, Env)>,
     ) -> Self {
         let mut counts: HashMap<String, usize> = HashMap::new();
@@ -183,7 +248,7 @@ impl ToolSet {
     }
 
     /// Calls one tool the model asked for; failures are outcomes, never errors.
-    pub async fn call(&self, name: &str, arguments: &str) -> ToolRun {
+    pub async fn call(&self, name: &str, arguments: &str, ctx: &CallCtx) -> ToolRun {
         let started = Instant::now();
         let mut run = ToolRun {
             tool: None,
@@ -212,10 +277,38 @@ impl ToolSet {
                 }
             },
         };
-        let (Some(slot), Some((hub, env))) = (slot, &self.env) else {
-            run.text = "the tool's source is gone".into();
-            return run;
+        let slot = match (slot, &self.env) {
+            (Some(Source::Mcp(slot)), Some((hub, env))) => (slot, hub, env),
+            (Some(Source::Plugin(live, timeout)), _) => {
+                match crate::plugins::hub::call_tool(
+                    *timeout,
+                    live,
+                    &tool.original_name,
+                    Value::Object(args),
+                    ctx.session.clone(),
+                    ctx.query_id,
+                    &ctx.query_uuid,
+                )
+                .await
+                {
+                    Ok(v) => {
+                        run.ok = true;
+                        run.text = match v {
+                            Value::String(s) => s,
+                            other => other.to_string(),
+                        };
+                    }
+                    Err(e) => run.text = e,
+                }
+                run.duration = started.elapsed();
+                return run;
+            }
+            _ => {
+                run.text = "the tool's source is gone".into();
+                return run;
+            }
         };
+        let (slot, hub, env) = slot;
         match hub.call(env, slot, &tool.original_name, args).await {
             CallOutcome::Ok(text) => {
                 run.ok = true;
@@ -230,9 +323,72 @@ impl ToolSet {
     }
 }
 
+/// The Tool components of the Workspace's enabled plugins the preferences allow (waiting for
+/// its runtime when it is starting); none when the plugin system is off or unavailable.
+async fn plugin_tools(
+    state: &AppState,
+    ws: &WorkspaceCtx,
+    prefs: &ExtensionsPreferences,
+) -> ApiResult<Vec<(OfferedTool, Option<Source>)>> {
+    let rows = crate::plugins::service::list(&state.db, ws).await?;
+    let allowed: Vec<String> = rows
+        .iter()
+        .filter(|r| r.enabled && allows_plugin(prefs, &r.plugin_author, &r.plugin_name))
+        .map(|r| format!("{}/{}", r.plugin_author, r.plugin_name))
+        .collect();
+    if allowed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let live = match crate::plugins::hub(state)
+        .live(state, ws, PLUGINS_WAIT)
+        .await?
+    {
+        Ok(live) => live,
+        Err(why) => {
+            tracing::warn!(error = %why, "plugin runtime unavailable; plugin tools are not offered");
+            return Ok(Vec::new());
+        }
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for t in &live.tools {
+        let owner = t["owner"].as_str().unwrap_or_default().to_string();
+        let m = &t["manifest"];
+        let name = m["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if name.is_empty()
+            || !allowed.contains(&owner)
+            || !seen.insert((owner.clone(), name.clone()))
+        {
+            continue;
+        }
+        out.push((
+            OfferedTool {
+                name: name.clone(),
+                original_name: name,
+                description: m["spec"]["llm_prompt"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                parameters: m["spec"]["parameters"].clone(),
+                source: "plugin".into(),
+                source_name: owner.clone(),
+                source_id: owner,
+            },
+            Some(Source::Plugin(
+                live.clone(),
+                state.settings.plugin.tool_call_timeout,
+            )),
+        ));
+    }
+    Ok(out)
+}
+
 /// For tests of the naming rule.
 #[cfg(test)]
-fn fake(name: &str, source: &str) -> (OfferedTool, Option<Arc<Slot>>) {
+fn fake(name: &str, source: &str) -> (OfferedTool, Option<Source>) {
     (
         OfferedTool {
             name: name.into(),
@@ -265,11 +421,12 @@ mod tests {
     #[tokio::test]
     async fn unknown_tools_and_bad_arguments_are_outcomes() {
         let set = ToolSet::named(vec![fake("echo", "a")], None);
-        let unknown = set.call("nope", "{}").await;
+        let ctx = CallCtx::default();
+        let unknown = set.call("nope", "{}", &ctx).await;
         assert!(!unknown.ok && unknown.tool.is_none());
-        let bad = set.call("echo", "{\"text\":").await;
+        let bad = set.call("echo", "{\"text\":", &ctx).await;
         assert!(!bad.ok && bad.text.contains("not valid JSON"));
-        let array = set.call("echo", "[1]").await;
+        let array = set.call("echo", "[1]", &ctx).await;
         assert!(!array.ok && array.text.contains("JSON object"));
     }
 

@@ -203,6 +203,12 @@ impl RequestBuilder {
         self
     }
 
+    /// A raw body with the given content type (multipart uploads).
+    pub fn raw_body(mut self, content_type: &str, body: Vec<u8>) -> Self {
+        self.inner = self.inner.header("content-type", content_type).body(body);
+        self
+    }
+
     /// Sends and answers the response unread: its status and headers, and a body to stream.
     pub async fn send_unread(self) -> reqwest::Response {
         self.inner.send().await.expect("request failed")

@@ -12,6 +12,7 @@ pub mod fakes;
 pub mod fixtures;
 pub mod mcp;
 pub mod mcp_fixture;
+pub mod plugins;
 mod poll;
 pub mod query;
 mod response;
@@ -23,7 +24,8 @@ pub use chaos::{host_port, ChaosProxy};
 pub use client::Cred;
 pub use fake_openai::{
     content_chunk, embedding_of, finish_chunk, openai_error, raw_tool_call, role_chunk, tool_call,
-    tool_call_chunk, usage_chunk, FakeOpenAi, Round, Route, ToolScript, RESULTS, RESULTS_SEPARATOR,
+    tool_call_chunk, usage_chunk, FakeOpenAi, Round, Route, ScriptedCall, ToolScript, RESULTS,
+    RESULTS_SEPARATOR,
 };
 pub use fixtures::{Instance, Member, OWNER_EMAIL, PASSWORD};
 pub use poll::eventually;

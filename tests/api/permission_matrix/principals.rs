@@ -84,6 +84,7 @@ fn probe_body(operation_id: &str) -> Value {
             "target_id": "1",
             "message_chain": [{ "type": "Plain", "text": "permission matrix probe" }],
         }),
+        "set_plugin_enabled" => json!({ "enabled": true }),
         "reset_session_context" => json!({
             "bot_id": uuid::Uuid::new_v4().to_string(),
             "session_id": "person_permission_matrix",

@@ -29,6 +29,8 @@ pub(super) enum Resource {
     Monitoring,
     /// `/mcp` (external MCP servers) and `/tools` (the tools they give a pipeline).
     Mcp,
+    /// `/plugins`.
+    Plugins,
 }
 
 impl Resource {
@@ -41,6 +43,7 @@ impl Resource {
             "platform" => Resource::Platform,
             "monitoring" => Resource::Monitoring,
             "mcp" | "tools" => Resource::Mcp,
+            "plugins" => Resource::Plugins,
             _ => return None,
         })
     }
@@ -168,6 +171,19 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
             "update_pipeline_extensions",
             Some(json!({ "enable_all_mcp_servers": false, "bound_mcp_servers": [] })),
         ),
+        // Plugins (by author and name): an operation that got through would change B's
+        // plugin (enabled, config) or remove it.
+        ("get_plugin", None),
+        ("delete_plugin", None),
+        ("set_plugin_enabled", Some(json!({ "enabled": false }))),
+        ("get_plugin_config", None),
+        (
+            "update_plugin_config",
+            Some(json!({ "greeting": "hijacked" })),
+        ),
+        ("get_plugin_readme", None),
+        ("get_plugin_icon", None),
+        ("get_plugin_logs", None),
         // Monitoring: B's execution (by its id, `source=auto`), B's user message, and B's
         // records asked for by B's bot and session (see SCOPED_READS).
         ("get_monitoring_execution_detail", None),
@@ -333,6 +349,9 @@ impl Targets {
             "pipeline_uuid" => self.pipeline.clone(),
             "bot_uuid" => self.bot.clone(),
             "server_name" => self.mcp_server.clone(),
+            // B's plugin (the weather fixture).
+            "author" if path.starts_with("/plugins/") => "tester".into(),
+            "name" if path.starts_with("/plugins/") => "weather".into(),
             // Monitoring: `auto` resolves execution, message and event ids alike.
             "source" if path.starts_with("/monitoring/executions/") => "auto".into(),
             "execution_id" => self.execution.clone(),

@@ -14,6 +14,7 @@ mod mcp_servers;
 mod monitoring;
 mod monitoring_reads;
 mod pipelines;
+mod plugins;
 mod providers;
 mod records;
 mod selectors;

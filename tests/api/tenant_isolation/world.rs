@@ -218,6 +218,21 @@ impl World {
             }),
         )
         .await;
+        // Workspace B: a plugin (installed, not run: the plugin system is off here).
+        let package = langbot::plugins::package::pack_dir(&crate::helpers::plugins::fixture_dir())
+            .expect("pack the weather plugin");
+        let res = app.upload_plugin(&owner, b, &package).await;
+        assert_eq!(res.status, 200, "B's plugin: {}", res.text);
+        let res = app
+            .call(
+                &owner,
+                b,
+                Method::PUT,
+                "/api/v1/plugins/tester/weather/config",
+                Some(&json!({ "greeting": "b-private-greeting", "api_key": "sk-b-plugin-secret-0004" })),
+            )
+            .await;
+        assert_eq!(res.status, 200, "B's plugin config: {}", res.text);
         let bot_b = app
             .create_bot(
                 &owner,
@@ -360,6 +375,7 @@ impl World {
             llm_b.clone(),
             "b-llm".to_string(),
             MCP_SERVER_B.to_string(),
+            "b-private-greeting".to_string(),
         ]);
         let overlap = leaks(
             &recorded_a
@@ -499,6 +515,7 @@ impl World {
             ("pipelines", "/api/v1/pipelines".to_string()),
             ("bots", "/api/v1/platform/bots".to_string()),
             ("mcp_servers", "/api/v1/mcp/servers".to_string()),
+            ("plugins", "/api/v1/plugins".to_string()),
             (
                 "extensions",
                 format!("/api/v1/pipelines/{}/extensions", self.pipeline_b),

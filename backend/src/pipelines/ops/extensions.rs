@@ -32,13 +32,15 @@ impl Operation for GetPipelineExtensions {
         let ws = ctx.workspace()?;
         let row = service::get(&state.db, ws, &input.path.pipeline_uuid).await?;
         let servers = crate::mcp_servers::service::list(&state.db, ws).await?;
-        Ok(PipelineExtensions::of(
+        let mut out = PipelineExtensions::of(
             extensions::stored(&row),
             servers
                 .into_iter()
                 .map(|s| crate::mcp_servers::service::view(state, s))
                 .collect(),
-        ))
+        );
+        out.available_plugins = crate::plugins::ops::available(state, ws).await?;
+        Ok(out)
     }
 }
 
@@ -75,12 +77,14 @@ impl Operation for UpdatePipelineExtensions {
         let uuids: Vec<String> = servers.iter().map(|s| s.uuid.clone()).collect();
         let prefs = extensions::apply(&extensions::stored(&row), input.body, &uuids)?;
         extensions::save(&state.db, row, &prefs).await?;
-        Ok(PipelineExtensions::of(
+        let mut out = PipelineExtensions::of(
             prefs,
             servers
                 .into_iter()
                 .map(|s| crate::mcp_servers::service::view(state, s))
                 .collect(),
-        ))
+        );
+        out.available_plugins = crate::plugins::ops::available(state, ws).await?;
+        Ok(out)
     }
 }
