@@ -517,7 +517,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a pipeline
-         * @description While bot routes target the pipeline: 409 `pipeline_in_use` listing them; with `cascade=true` those routes are removed in the same transaction.
+         * @description While bot routes target the pipeline: 409 `pipeline_in_use` listing them; with `cascade=true` those routes are removed in the same transaction. Deleting the default makes the oldest remaining pipeline the default (`new_default_pipeline`).
          */
         delete: operations["delete_pipeline"];
         options?: never;
@@ -728,6 +728,26 @@ export interface paths {
         get: operations["list_bot_event_route_statuses"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/bots/{bot_uuid}/send_message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a message through the bot to a person or a group
+         * @description The bot must be enabled and its adapter able to start a conversation (not http_bot or web_page_bot, which only answer). Fails with 502 upstream_error when the platform refuses the message.
+         */
+        post: operations["send_message"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1415,6 +1435,24 @@ export interface components {
             /** @description Event types the adapter delivers. */
             supported_events: string[];
         };
+        /**
+         * @description What the adapter is doing.
+         * @enum {string}
+         */
+        AdapterState: "connecting" | "running" | "error" | "stopped";
+        AdapterStatus: {
+            /** @description The bot's own id on the platform, once known. */
+            bot_account_id?: string | null;
+            /** @description The bot's user name on the platform, once known (Telegram `@name`). */
+            bot_account_name?: string | null;
+            /** @description The last failure, when `state` is `error`. */
+            error?: string | null;
+            /** @description The replica that runs the connection (connection-style adapters). */
+            replica?: string | null;
+            state: components["schemas"]["AdapterState"];
+            /** Format: date-time */
+            updated_at: string;
+        };
         AiConfig: {
             /**
              * @default {
@@ -1530,7 +1568,10 @@ export interface components {
             required: boolean;
             /** @description Secret fields are masked (`***`) on read and kept when updated with `***`. */
             secret: boolean;
-            /** @description `string`, `url`, `integer`, `boolean`, `select`, or `webhook-url` (read-only, generated). */
+            /**
+             * @description `string`, `url`, `ws-url`, `integer`, `boolean`, `select`, or the read-only, generated
+             *     `webhook-url` and `embed-code`.
+             */
             type: string;
         };
         ContentFilter: {
@@ -2027,6 +2068,15 @@ export interface components {
              */
             prompt: components["schemas"]["PromptMessage"][];
         };
+        /** @description One line of a bot's log. */
+        LogEntry: {
+            level: components["schemas"]["LogLevel"];
+            text: string;
+            /** Format: date-time */
+            timestamp: string;
+        };
+        /** @enum {string} */
+        LogLevel: "info" | "warning" | "error";
         /** @description `user/auth` credentials: the email is not validated for shape (a wrong one simply fails). */
         LoginRequest: {
             password: string;
@@ -2458,6 +2508,7 @@ export interface components {
             trigger?: null | components["schemas"]["TriggerConfig"];
         };
         PipelineDeleted: {
+            new_default_pipeline?: null | components["schemas"]["PipelineRef"];
             /** @description Routes removed by `cascade=true`. */
             removed_routes: components["schemas"]["RoutingBot"][];
         };
@@ -2767,6 +2818,13 @@ export interface components {
             transport?: string | null;
         };
         RuntimeValues: {
+            /** @description The bot's own id on its platform, once the adapter has learnt it. */
+            bot_account_id?: string | null;
+            /** @description `web_page_bot`: the HTML to paste into a page. */
+            embed_code?: string | null;
+            /** @description The adapter's recent log (connection failures, refused inbound requests), oldest first. */
+            logs: components["schemas"]["LogEntry"][];
+            state?: null | components["schemas"]["AdapterStatus"];
             webhook_full_url: string;
             webhook_url: string;
         };
@@ -2798,6 +2856,30 @@ export interface components {
             items: Record<string, never>[];
             /** Format: int64 */
             next_offset: number;
+        };
+        /** @description One part of a message (the HTTP-bot contract's `Segment`). */
+        Segment: {
+            base64?: string | null;
+            /** @description For `At`: who is mentioned (the bot's uuid mentions the bot). */
+            target?: string | null;
+            text?: string | null;
+            /** @description `Plain`, `Image`, `Voice`, `File`, `At` or `Quote`. */
+            type: components["schemas"]["SegmentKind"];
+            url?: string | null;
+        };
+        /** @enum {string} */
+        SegmentKind: "Plain" | "Image" | "Voice" | "File" | "At" | "Quote";
+        /** @description A message to send. */
+        SendMessageBody: {
+            /** @description `Plain`, `Image` (url or base64) and `At` segments. */
+            message_chain: components["schemas"]["Segment"][];
+            /** @description The platform's chat id (user, channel or group). */
+            target_id: string;
+            /** @description `person` or `group`. */
+            target_type: components["schemas"]["SessionType"];
+        };
+        SendMessageResult: {
+            sent: boolean;
         };
         /** @description Token use in one time bucket. */
         SeriesPoint: {
@@ -2839,6 +2921,11 @@ export interface components {
             user_id?: string | null;
             user_name?: string | null;
         };
+        /**
+         * @description Person or group chat.
+         * @enum {string}
+         */
+        SessionType: "person" | "group";
         /** @description What is in flight now. */
         Snapshot: {
             /** Format: int64 */
@@ -7629,6 +7716,109 @@ export interface operations {
             };
             /** @description Error: internal_error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    send_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bot_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendMessageBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["SendMessageResult"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: upstream_error */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
