@@ -55,7 +55,7 @@ async fn deleting_the_default_moves_it_to_the_oldest_remaining_pipeline() {
         "{}",
         res.text
     );
-    assert_eq!(defaults(&app, &owner).await, [a.clone()]);
+    assert_eq!(defaults(&app, &owner).await, std::slice::from_ref(a));
     // A non-default goes: the default stays, the response names none.
     let res = delete(&app, &owner, d, "").await;
     assert_eq!(
@@ -64,7 +64,7 @@ async fn deleting_the_default_moves_it_to_the_oldest_remaining_pipeline() {
         "{}",
         res.text
     );
-    assert_eq!(defaults(&app, &owner).await, [a.clone()]);
+    assert_eq!(defaults(&app, &owner).await, std::slice::from_ref(a));
     // The default A goes: C is the only (so oldest) one left.
     let res = delete(&app, &owner, a, "").await;
     assert_eq!(
@@ -73,7 +73,7 @@ async fn deleting_the_default_moves_it_to_the_oldest_remaining_pipeline() {
         "{}",
         res.text
     );
-    assert_eq!(defaults(&app, &owner).await, [c.clone()]);
+    assert_eq!(defaults(&app, &owner).await, std::slice::from_ref(c));
     // The last pipeline may go too; no default remains.
     let res = delete(&app, &owner, c, "").await;
     assert_eq!(res.status, 200, "{}", res.text);
@@ -134,7 +134,7 @@ async fn a_default_that_routes_target_is_refused_unless_cascading_then_moves() {
     refused.assert_error(409, "pipeline_in_use");
     assert_eq!(
         defaults(&app, &owner).await,
-        [main.clone()],
+        std::slice::from_ref(&main),
         "a refusal changes nothing"
     );
     let done = delete(&app, &owner, &main, "?cascade=true").await;
