@@ -121,8 +121,19 @@ def text_json(result: Any) -> Any:
     return json.loads(result.content[0].text)
 
 
-def check_ok_result(c: Checks, name: str, result: Any) -> Any:
-    """A successful tool result: structuredContent and the text item carry the same JSON."""
+def member(key: str) -> Callable[[Any], Any]:
+    """LangBot's result of a list or get tool: the array or object under `key` of the data."""
+    return lambda data: data.get(key)
+
+
+def ok_with(data: Any) -> Any:
+    """LangBot's result of an update or delete: `{"ok": true}` (plus the data's fields)."""
+    return {"ok": True, **data}
+
+
+def check_ok_result(c: Checks, name: str, result: Any, langbot: Callable[[Any], Any] = lambda d: d) -> Any:
+    """A successful tool result: structuredContent is the HTTP data (an object) and the text
+    item is LangBot's result, `langbot(data)`."""
     c.check(f"{name}: isError is false", result.isError is False, result)
     c.check(f"{name}: one text item", len(result.content) == 1 and result.content[0].type == "text", result.content)
     structured = result.structuredContent
@@ -132,7 +143,8 @@ def check_ok_result(c: Checks, name: str, result: Any) -> Any:
     except Exception as e:  # noqa: BLE001
         c.check(f"{name}: text is JSON", False, e)
         return structured
-    c.equal(f"{name}: text equals structuredContent", parsed, structured)
+    expected = langbot(structured) if isinstance(structured, dict) else None
+    c.equal(f"{name}: text is LangBot's result", parsed, expected)
     return structured
 
 
@@ -179,14 +191,19 @@ async def owner_flow(c: Checks, url: str, key: str) -> None:
         c.check("create_pipeline: answers the uuid", isinstance(pipeline_uuid, str) and pipeline_uuid, created)
 
         got = check_ok_result(
-            c, "get_pipeline", await step(session.call_tool("get_pipeline", {"pipeline_uuid": pipeline_uuid}))
+            c,
+            "get_pipeline",
+            await step(session.call_tool("get_pipeline", {"pipeline_uuid": pipeline_uuid})),
+            member("pipeline"),
         )
         pipeline = (got or {}).get("pipeline") or {}
         c.equal("get_pipeline: uuid", pipeline.get("uuid"), pipeline_uuid)
         c.equal("get_pipeline: name", pipeline.get("name"), f"mcp-client-{suffix}")
         c.equal("get_pipeline: is_default", pipeline.get("is_default"), True)
 
-        listed = check_ok_result(c, "list_pipelines", await step(session.call_tool("list_pipelines", {})))
+        listed = check_ok_result(
+            c, "list_pipelines", await step(session.call_tool("list_pipelines", {})), member("pipelines")
+        )
         c.check(
             "list_pipelines: contains the pipeline",
             any(p.get("uuid") == pipeline_uuid for p in (listed or {}).get("pipelines", [])),
@@ -206,7 +223,7 @@ async def owner_flow(c: Checks, url: str, key: str) -> None:
         c.check("create_bot: answers the uuid", isinstance(bot_uuid, str) and bot_uuid, created)
 
         result = await step(session.call_tool("get_bot", {"bot_uuid": bot_uuid}))
-        got = check_ok_result(c, "get_bot", result)
+        got = check_ok_result(c, "get_bot", result, member("bot"))
         bot = (got or {}).get("bot") or {}
         c.equal("get_bot: uuid", bot.get("uuid"), bot_uuid)
         c.equal("get_bot: name", bot.get("name"), bot_data["name"])
@@ -227,9 +244,12 @@ async def owner_flow(c: Checks, url: str, key: str) -> None:
             c,
             "update_bot",
             await step(session.call_tool("update_bot", {"bot_uuid": bot_uuid, "bot_data": {"name": f"renamed-{suffix}"}})),
+            ok_with,
         )
         c.equal("update_bot: answers {}", updated, {})
-        got = check_ok_result(c, "get_bot after update", await step(session.call_tool("get_bot", {"bot_uuid": bot_uuid})))
+        got = check_ok_result(
+            c, "get_bot after update", await step(session.call_tool("get_bot", {"bot_uuid": bot_uuid})), member("bot")
+        )
         c.equal("get_bot after update: name", ((got or {}).get("bot") or {}).get("name"), f"renamed-{suffix}")
 
         # The message language.
@@ -264,12 +284,17 @@ async def owner_flow(c: Checks, url: str, key: str) -> None:
             c.check("unknown tool: message names it", "no_such_tool" in str(e.error.message), e.error)
 
         # Clean up through tools.
-        deleted = check_ok_result(c, "delete_bot", await step(session.call_tool("delete_bot", {"bot_uuid": bot_uuid})))
+        deleted = check_ok_result(
+            c, "delete_bot", await step(session.call_tool("delete_bot", {"bot_uuid": bot_uuid})), ok_with
+        )
         c.equal("delete_bot: answers {}", deleted, {})
         gone = await step(session.call_tool("get_bot", {"bot_uuid": bot_uuid}))
         c.check("get_bot after delete: isError", gone.isError is True, gone)
         deleted = check_ok_result(
-            c, "delete_pipeline", await step(session.call_tool("delete_pipeline", {"pipeline_uuid": pipeline_uuid}))
+            c,
+            "delete_pipeline",
+            await step(session.call_tool("delete_pipeline", {"pipeline_uuid": pipeline_uuid})),
+            ok_with,
         )
         c.equal("delete_pipeline: no routes removed", (deleted or {}).get("removed_routes"), [])
 
@@ -302,7 +327,7 @@ async def view_key_flow(c: Checks, url: str, key: str) -> None:
             not [t for t in VIEW_ONLY_HIDDEN if t in names],
             [t for t in VIEW_ONLY_HIDDEN if t in names],
         )
-        check_ok_result(c, "view key: list_bots", await step(session.call_tool("list_bots", {})))
+        check_ok_result(c, "view key: list_bots", await step(session.call_tool("list_bots", {})), member("bots"))
         # A tool the key may not call: HTTP 403, which the client raises.
         await step(
             session.call_tool(

@@ -69,6 +69,12 @@ pub fn pattern_matches(pattern: &str, event_type: &str) -> bool {
 /// `message_element_types`, `chat_type` (when the event has a `group` key) and `is_at_bot`
 /// (when the bot's account id is known).
 pub fn augment(event: &Value, bot_account_id: Option<&str>) -> Value {
+    augment_for(event, bot_account_id.as_slice())
+}
+
+/// `augment` for a bot known by several ids (an http_bot: `http_bot` and its uuid): an `At`
+/// targeting any of them mentions it; with none, `is_at_bot` is absent.
+pub fn augment_for(event: &Value, bot_ids: &[&str]) -> Value {
     let mut out = event.clone();
     let Some(map) = out.as_object_mut() else {
         return out;
@@ -101,12 +107,12 @@ pub fn augment(event: &Value, bot_account_id: Option<&str>) -> Value {
         };
         map.insert("chat_type".into(), Value::String(kind.into()));
     }
-    if let Some(account) = bot_account_id {
+    if !bot_ids.is_empty() {
         let at = chain.iter().any(|c| {
             c["type"] == "At"
                 && match &c["target"] {
-                    Value::String(s) => s == account,
-                    Value::Number(n) => n.to_string() == account,
+                    Value::String(s) => bot_ids.contains(&s.as_str()),
+                    Value::Number(n) => bot_ids.contains(&n.to_string().as_str()),
                     _ => false,
                 }
         });

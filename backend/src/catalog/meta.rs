@@ -40,6 +40,27 @@ pub struct McpTool {
     /// Every body field is a required argument, though HTTP may omit them (LangBot's tool
     /// signature demands them all).
     pub all_required: bool,
+    /// What the result's text is: LangBot's tool result, derived from the HTTP data
+    /// (`structuredContent` stays the HTTP data).
+    pub result: McpResult,
+}
+
+/// LangBot's tool result as a view of the operation's HTTP data (SPEC §12): list tools
+/// answer the array, get tools the object itself, updates and deletes `{"ok": true}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpResult {
+    /// The HTTP data as it is.
+    Data,
+    /// The member under this key: the list (`bots`) or the resource (`bot`).
+    Member(&'static str),
+    /// `{"ok": true}`, plus the data's own fields when it has any (what the delete changed).
+    Ok,
+    /// The rows under `items`, re-keyed by the value of the `key` member
+    /// (`{kind: "messages", records: […]}` → `{messages: […]}`); other members kept.
+    KeyedBy {
+        items: &'static str,
+        key: &'static str,
+    },
 }
 
 impl McpTool {
@@ -48,6 +69,7 @@ impl McpTool {
         renames: &[],
         query_args: &[],
         all_required: false,
+        result: McpResult::Data,
     };
 
     /// The body under one argument (`bot_data`, …).
@@ -71,6 +93,16 @@ impl McpTool {
     pub const fn all_required(mut self) -> Self {
         self.all_required = true;
         self
+    }
+
+    pub const fn result(mut self, result: McpResult) -> Self {
+        self.result = result;
+        self
+    }
+
+    /// A list tool: the array under `key`.
+    pub const fn list(key: &'static str) -> Self {
+        Self::FLAT.result(McpResult::Member(key))
     }
 }
 

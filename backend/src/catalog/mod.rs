@@ -30,7 +30,7 @@ use crate::error::ApiResult;
 use crate::state::AppState;
 
 pub use input::{Input, QueryInput};
-pub use meta::{McpTool, Method, OpMeta};
+pub use meta::{McpResult, McpTool, Method, OpMeta};
 pub use output::{Download, EventStream, Output, OutputKind, WebSocket};
 pub use page::{PageInfo, PageQuery};
 pub use registry::{authorize, op, Catalog, DynOperation};

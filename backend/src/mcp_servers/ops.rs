@@ -22,7 +22,7 @@ impl Operation for ListMcpServers {
         .tag(TAG)
         .summary("The Workspace's MCP servers with this replica's connection status")
         .permission(Permission::ResourceView)
-        .mcp(McpTool::FLAT);
+        .mcp(McpTool::list("servers"));
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;

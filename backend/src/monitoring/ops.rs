@@ -9,7 +9,7 @@ use super::dto::*;
 use super::filter::{Bucket, MonitoringFilter};
 use super::service::{self, RecordKind};
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{Input, McpTool, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, McpResult, McpTool, NoBody, NoParams, OpMeta, Operation};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -41,19 +41,14 @@ impl Operation for GetMonitoringExecutions {
         .tag("monitoring")
         .summary("Executions, newest first, with a status summary and token totals")
         .permission(Permission::ResourceView)
-        .mcp(McpTool {
-            body_arg: None,
-            renames: &[],
-            query_args: &[
-                "limit",
-                "offset",
-                "bot_ids",
-                "pipeline_ids",
-                "statuses",
-                "mode",
-            ],
-            all_required: false,
-        });
+        .mcp(McpTool::FLAT.query_args(&[
+            "limit",
+            "offset",
+            "bot_ids",
+            "pipeline_ids",
+            "statuses",
+            "mode",
+        ]));
     type Path = NoParams;
     type Query = MonitoringFilter;
     type Body = NoBody;
@@ -97,12 +92,11 @@ impl Operation for GetMonitoringExecutionDetail {
         .tag("monitoring")
         .summary("One execution: inputs, outputs, deliveries, route events, LLM calls, errors, related executions and conversation")
         .permission(Permission::ResourceView)
-        .mcp(McpTool {
-            body_arg: None,
-            renames: &[("identifier", "execution_id")],
-            query_args: &["section", "offset", "limit"],
-            all_required: false,
-        });
+        .mcp(
+            McpTool::FLAT
+                .renames(&[("identifier", "execution_id")])
+                .query_args(&["section", "offset", "limit"]),
+        );
     type Path = ExecutionPath;
     type Query = DetailQuery;
     type Body = NoBody;
@@ -252,7 +246,11 @@ impl Operation for GetMonitoringRecords {
         .tag("monitoring")
         .summary("Records of one kind with filters (the MCP face of the record lists)")
         .permission(Permission::ResourceView)
-        .mcp(McpTool::FLAT);
+        // LangBot's result: `{<kind>: rows, total, limit, offset}`.
+        .mcp(McpTool::FLAT.result(McpResult::KeyedBy {
+            items: "records",
+            key: "kind",
+        }));
     type Path = KindPath;
     type Query = NoParams;
     type Body = RecordsQuery;
@@ -310,7 +308,7 @@ impl Operation for GetMonitoringDetails {
         .tag("monitoring")
         .summary("A message with its execution, calls and errors; or a session's summary and recent messages")
         .permission(Permission::ResourceView)
-        .mcp(McpTool::FLAT);
+        .mcp(McpTool::FLAT.result(McpResult::Member("data")));
     type Path = DetailsPath;
     type Query = NoParams;
     type Body = NoBody;

@@ -183,4 +183,7 @@ pub struct DeletePipelineQuery {
 pub struct PipelineDeleted {
     /// Routes removed by `cascade=true`.
     pub removed_routes: Vec<RoutingBot>,
+    /// When the deleted pipeline was the default: the oldest remaining pipeline, now the
+    /// default (null when none remains, or when the deleted one was not the default).
+    pub new_default_pipeline: Option<crate::providers::dto::PipelineRef>,
 }

@@ -361,7 +361,7 @@ pub async fn delete(
     ws: &WorkspaceCtx,
     uuid: &Uuid,
     cascade: bool,
-) -> ApiResult<Vec<RoutingBot>> {
+) -> ApiResult<(Vec<RoutingBot>, Option<PipelineRef>)> {
     let txn = db.begin().await?;
     let row = get(&txn, ws, uuid).await?;
     let routing = crate::bots::service::routes_targeting(&txn, ws, &row.uuid).await?;
@@ -374,9 +374,32 @@ pub async fn delete(
     if !routing.is_empty() {
         crate::bots::service::remove_routes_targeting(&txn, ws, &row.uuid).await?;
     }
-    pipeline::Entity::delete_by_id(row.uuid).exec(&txn).await?;
+    pipeline::Entity::delete_by_id(row.uuid.clone())
+        .exec(&txn)
+        .await?;
+    // The default moves to the oldest remaining pipeline, in the same transaction, so the
+    // Workspace never keeps a dangling default (SPEC §16).
+    let mut new_default = None;
+    if row.is_default {
+        let oldest = pipeline::Entity::find()
+            .filter(pipeline::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
+            .order_by_asc(pipeline::Column::CreatedAt)
+            .order_by_asc(pipeline::Column::Uuid)
+            .one(&txn)
+            .await?;
+        if let Some(oldest) = oldest {
+            let mut active: pipeline::ActiveModel = oldest.into();
+            active.is_default = Set(true);
+            active.updated_at = Set(crate::db::now());
+            let promoted = active.update(&txn).await?;
+            new_default = Some(PipelineRef {
+                uuid: promoted.uuid,
+                name: promoted.name,
+            });
+        }
+    }
     txn.commit().await?;
-    Ok(routing)
+    Ok((routing, new_default))
 }
 
 /// Pipelines whose model selection names one of `models`.

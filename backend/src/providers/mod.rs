@@ -2,6 +2,7 @@
 //! cascade delete and the starred model.
 
 pub mod dto;
+pub mod langbot_requesters;
 pub mod models;
 pub mod ops;
 pub mod requesters;

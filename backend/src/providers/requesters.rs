@@ -36,13 +36,13 @@ pub struct Requester {
     pub spec: RequesterSpec,
 }
 
-fn base_url_field(default: &'static str) -> ConfigField {
+pub(super) fn base_url_field(default: &'static str) -> ConfigField {
     ConfigField::new("base_url", "Base URL", "基础 URL", "url")
         .required()
         .default(json!(default))
 }
 
-fn timeout_field() -> ConfigField {
+pub(super) fn timeout_field() -> ConfigField {
     ConfigField::new("timeout", "Timeout (seconds)", "超时（秒）", "integer")
         .default(json!(DEFAULT_TIMEOUT_SECS))
         .range(1, 600)
@@ -50,7 +50,7 @@ fn timeout_field() -> ConfigField {
 
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
 
-/// Every requester, in display order.
+/// Every requester, in display order: the generic ones, then LangBot's named ones.
 pub fn all() -> Vec<Requester> {
     let chat_presets = vec![
         Preset {
@@ -170,6 +170,9 @@ pub fn all() -> Vec<Requester> {
             },
         },
     ]
+    .into_iter()
+    .chain(super::langbot_requesters::all())
+    .collect()
 }
 
 pub fn find(name: &str) -> Option<Requester> {

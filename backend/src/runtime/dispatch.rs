@@ -26,11 +26,17 @@ pub enum Routed {
 }
 
 /// The `message.received` event with its computed fields (`is_at_bot` from the bot's
-/// platform account id; an http_bot is mentioned by its own uuid).
-pub fn event_of(msg: &Inbound, bot_uuid: &str) -> Value {
-    let event = received_event(msg, bot_uuid);
-    let account = msg.account_id.as_deref().unwrap_or(bot_uuid);
-    let mut event = engine::augment(&event, Some(account));
+/// platform account id; an http_bot, which has none, is mentioned by LangBot's account id
+/// for it, `http_bot`, or by its own uuid).
+pub fn event_of(msg: &Inbound, bot: &bot::Model) -> Value {
+    let event = received_event(msg, &bot.uuid);
+    let mut ids: Vec<&str> = msg.account_id.as_deref().into_iter().collect();
+    if bot.adapter == crate::bots::adapters::HTTP_BOT {
+        ids.extend([crate::bots::adapters::HTTP_BOT, bot.uuid.as_str()]);
+    } else if ids.is_empty() {
+        ids.push(&bot.uuid);
+    }
+    let mut event = engine::augment_for(&event, &ids);
     if msg.addressed {
         event["is_at_bot"] = Value::Bool(true);
     }
@@ -39,7 +45,7 @@ pub fn event_of(msg: &Inbound, bot_uuid: &str) -> Value {
 
 /// Routes a `message.received` event and persists the decision as a route trace.
 pub async fn route(state: &AppState, ws: &WorkspaceCtx, bot: &bot::Model, msg: &Inbound) -> Routed {
-    let event = event_of(msg, &bot.uuid);
+    let event = event_of(msg, bot);
     let is_at_bot = event["is_at_bot"] == Value::Bool(true);
     let routes = bots::stored_routes(bot);
     let decision = engine::evaluate("message.received", &event, &routes);

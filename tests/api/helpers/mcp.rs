@@ -129,11 +129,19 @@ impl<'a> Mcp<'a> {
         assert_eq!(content[0]["type"], "text", "{name}: {result}");
         let text: Value = serde_json::from_str(content[0]["text"].as_str().expect("text"))
             .unwrap_or_else(|e| panic!("{name}: the text is not JSON ({e}): {result}"));
-        assert_eq!(
-            text, structured,
-            "{name}: text and structuredContent differ"
-        );
+        assert_langbot_view(name, &text, &structured);
         structured
+    }
+
+    /// A successful tool call's text: LangBot's result (the array, the object, `{"ok": true}`).
+    pub async fn text(&self, name: &str, arguments: Value) -> Value {
+        let result = self.call(name, arguments).await;
+        assert_eq!(result["isError"], false, "{name}: {result}");
+        let text: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().expect("text"))
+                .unwrap_or_else(|e| panic!("{name}: the text is not JSON ({e}): {result}"));
+        assert_langbot_view(name, &text, &result["structuredContent"]);
+        text
     }
 
     /// A domain error: an `isError` result without `structuredContent`; answers `{code, msg …}`.
@@ -192,6 +200,36 @@ impl<'a> Mcp<'a> {
     }
 }
 
+/// Asserts that a result's text is LangBot's view of its `structuredContent` (the HTTP data):
+/// the data itself, one member of it (`bots`, `bot`), `{"ok": true}` with the data's fields,
+/// or the `records` re-keyed by their `kind`.
+#[track_caller]
+pub fn assert_langbot_view(name: &str, text: &Value, structured: &Value) {
+    let map = structured
+        .as_object()
+        .expect("structuredContent is an object");
+    let member = map.values().any(|v| v == text);
+    let ok = text.as_object().is_some_and(|t| {
+        t.get("ok") == Some(&Value::Bool(true))
+            && t.len() == map.len() + 1
+            && map.iter().all(|(k, v)| t.get(k) == Some(v))
+    });
+    let keyed = match (structured["kind"].as_str(), text.as_object()) {
+        (Some(kind), Some(t)) => {
+            t.get(kind) == Some(&structured["records"])
+                && map
+                    .iter()
+                    .filter(|(k, _)| *k != "kind" && *k != "records")
+                    .all(|(k, v)| t.get(k) == Some(v))
+        }
+        _ => false,
+    };
+    assert!(
+        text == structured || member || ok || keyed,
+        "{name}: the text is no view of the data:\n  text {text}\n  data {structured}"
+    );
+}
+
 /// `tools/call` over `/mcp` with an API key: the raw response.
 pub async fn mcp_call(app: &TestApp, key: &str, name: &str, arguments: Value) -> Response {
     app.request(Method::POST, "/mcp")
@@ -212,7 +250,7 @@ pub fn mcp_ok(res: &Response, what: &str) -> Value {
     let text: Value =
         serde_json::from_str(result["content"][0]["text"].as_str().expect("text item"))
             .expect("text item is JSON");
-    assert_eq!(text, result["structuredContent"], "{what}");
+    assert_langbot_view(what, &text, &result["structuredContent"]);
     result["structuredContent"].clone()
 }
 

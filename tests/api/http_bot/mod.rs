@@ -4,6 +4,7 @@
 //! bodies and paths are in `negative_inputs::http_bot`.
 
 mod idempotency;
+mod mentions;
 mod sessions;
 mod signatures;
 mod turns;

@@ -9,6 +9,7 @@ mod parity;
 mod permissions;
 mod protocol;
 mod results;
+mod shapes;
 
 use std::collections::BTreeMap;
 

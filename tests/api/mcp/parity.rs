@@ -19,7 +19,7 @@ fn reference_path(file: &str) -> std::path::PathBuf {
 }
 
 /// LangBot 4.11.2's `tools/list` (the independent oracle for names and arguments).
-fn langbot_tools() -> BTreeMap<String, Value> {
+pub(super) fn langbot_tools() -> BTreeMap<String, Value> {
     let path = reference_path("langbot_4.11.2_mcp_tools.json");
     let text =
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));

@@ -28,8 +28,9 @@ async fn create_pipeline_then_get_pipeline_returns_the_http_data() {
         .await;
     assert_eq!(result["isError"], false, "{result}");
     assert_eq!(result["structuredContent"], http);
+    // The text is LangBot's result: the pipeline itself.
     let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(text, http);
+    assert_eq!(text, http["pipeline"]);
     assert_eq!(http["pipeline"]["name"], "Via MCP");
     assert_eq!(http["pipeline"]["description"], "made by a tool");
     // update_pipeline merges like HTTP PUT.
@@ -106,11 +107,20 @@ async fn a_bot_is_created_updated_read_and_deleted_through_tools() {
     let listed = mcp.ok("list_bots", json!({})).await;
     assert_eq!(listed["total"], 1, "{listed}");
     assert_eq!(listed["bots"][0]["name"], "Renamed", "{listed}");
-
-    // delete_bot answers {} and the bot is gone.
+    // LangBot's result text: the array of bots, and the bot itself.
+    assert_eq!(mcp.text("list_bots", json!({})).await, listed["bots"]);
+    let one = mcp.text("get_bot", json!({ "bot_uuid": uuid })).await;
+    assert_eq!(one["name"], "Renamed", "{one}");
     assert_eq!(
-        mcp.ok("delete_bot", json!({ "bot_uuid": uuid })).await,
-        json!({})
+        one["adapter_runtime_values"]["webhook_url"],
+        format!("/bots/{uuid}")
+    );
+
+    // delete_bot answers {"ok": true} (structuredContent {}) and the bot is gone.
+    assert_eq!(
+        mcp.text("delete_bot", json!({ "bot_uuid": uuid })).await,
+        json!({ "ok": true }),
+        "LangBot's result text"
     );
     let gone = mcp.err("get_bot", json!({ "bot_uuid": uuid })).await;
     assert_eq!(gone["code"], "resource_not_found", "{gone}");
@@ -272,7 +282,11 @@ async fn delete_tools_answer_the_http_data() {
     let deleted = mcp
         .ok("delete_pipeline", json!({ "pipeline_uuid": pipeline }))
         .await;
-    assert_eq!(deleted, json!({ "removed_routes": [] }));
+    // The only pipeline (the default) went: no new default.
+    assert_eq!(
+        deleted,
+        json!({ "removed_routes": [], "new_default_pipeline": null })
+    );
     // The same operation over HTTP answers the same data.
     let other = mcp
         .ok(

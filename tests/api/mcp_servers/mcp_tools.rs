@@ -44,8 +44,10 @@ async fn list_mcp_servers_lists_them_without_runtime_info() {
         !result.to_string().contains("sk-mcp-tool-secret"),
         "{result}"
     );
+    // LangBot's result: the array itself; structuredContent keeps the HTTP `{servers}`.
     let servers = text_json(&result);
-    let servers = servers["servers"].as_array().expect("the servers");
+    assert_eq!(servers, result["structuredContent"]["servers"], "{result}");
+    let servers = servers.as_array().expect("the servers");
     assert_eq!(servers.len(), 2, "{result}");
     let mut seen: Vec<&str> = servers.iter().filter_map(|s| s["name"].as_str()).collect();
     seen.sort_unstable();

@@ -131,6 +131,8 @@ async fn delete_refuses_while_routes_target_it_unless_cascading() {
         .send()
         .await;
     assert_eq!(done.data()["removed_routes"][0]["bot_uuid"], bot.as_str());
+    // T was the default: O, the oldest remaining, is now.
+    assert_eq!(done.data()["new_default_pipeline"]["uuid"], other.as_str());
     app.get_as(&owner, &format!("/api/v1/pipelines/{target}"))
         .await
         .assert_error(404, "resource_not_found");

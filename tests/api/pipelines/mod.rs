@@ -5,6 +5,7 @@ mod config;
 mod copy_and_delete;
 mod debug_ws;
 mod default;
+mod delete_default;
 mod extensions;
 mod run;
 

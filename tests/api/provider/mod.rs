@@ -4,6 +4,7 @@
 //! fake OpenAI-compatible upstream (`helpers::FakeOpenAi`); `llm_client` tests the client itself.
 
 mod cascade;
+mod langbot_requesters;
 mod llm_client;
 mod model_tests;
 mod model_validation;

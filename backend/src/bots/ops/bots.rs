@@ -6,17 +6,14 @@ use crate::bots::dto::{
     BotDetail, BotEnvelope, BotList, CreateBotBody, RuntimeValues, UpdateBotBody,
 };
 use crate::bots::service;
-use crate::catalog::{Input, McpTool, NoBody, NoParams, Null, OpMeta, Operation, PageQuery};
+use crate::catalog::{
+    Input, McpResult, McpTool, NoBody, NoParams, Null, OpMeta, Operation, PageQuery,
+};
 use crate::error::ApiResult;
 use crate::providers::dto::Created;
 use crate::state::AppState;
 
-const BOT_DATA: McpTool = McpTool {
-    body_arg: Some("bot_data"),
-    renames: &[],
-    query_args: &[],
-    all_required: false,
-};
+const BOT_DATA: McpTool = McpTool::body("bot_data");
 
 pub struct ListBots;
 
@@ -25,7 +22,7 @@ impl Operation for ListBots {
         .tag("bots")
         .summary("The Workspace's bots")
         .permission(Permission::ResourceView)
-        .mcp(McpTool::FLAT);
+        .mcp(McpTool::list("bots"));
     type Path = NoParams;
     type Query = PageQuery;
     type Body = NoBody;
@@ -56,7 +53,7 @@ impl Operation for GetBot {
         .tag("bots")
         .summary("One bot")
         .permission(Permission::ResourceView)
-        .mcp(McpTool::FLAT);
+        .mcp(McpTool::FLAT.result(McpResult::Member("bot")));
     type Path = BotPath;
     type Query = NoParams;
     type Body = NoBody;
@@ -80,7 +77,15 @@ impl Operation for GetBot {
                 adapter_runtime_values: RuntimeValues {
                     webhook_full_url: format!("{public}{path}"),
                     webhook_url: path,
-                    bot_account_id: status.as_ref().and_then(|s| s.bot_account_id.clone()),
+                    // An http_bot has no platform account: LangBot's account id for it is
+                    // `http_bot` (an `At` with it, or with the uuid, mentions the bot).
+                    bot_account_id: status
+                        .as_ref()
+                        .and_then(|s| s.bot_account_id.clone())
+                        .or_else(|| {
+                            (row.adapter == crate::bots::adapters::HTTP_BOT)
+                                .then(|| crate::bots::adapters::HTTP_BOT.to_string())
+                        }),
                     state: status,
                     logs: crate::bots::status::logs(store, &row.uuid).await,
                     embed_code,
@@ -126,7 +131,7 @@ impl Operation for UpdateBot {
             "Update a bot (`***` keeps stored secrets; routes unchanged unless a list is given)",
         )
         .permission(Permission::ResourceManage)
-        .mcp(BOT_DATA);
+        .mcp(BOT_DATA.result(McpResult::Ok));
     type Path = BotPath;
     type Query = NoParams;
     type Body = UpdateBotBody;
@@ -156,7 +161,7 @@ impl Operation for DeleteBot {
         .tag("bots")
         .summary("Delete a bot")
         .permission(Permission::ResourceManage)
-        .mcp(McpTool::FLAT);
+        .mcp(McpTool::FLAT.result(McpResult::Ok));
     type Path = BotPath;
     type Query = NoParams;
     type Body = NoBody;

@@ -249,15 +249,18 @@ async fn call(
         Err(e) => Err(e),
     }
     .map_err(|e| tool.name_fields(e));
+    // The text is LangBot's result (arrays for list tools, the object for get tools);
+    // `structuredContent` is the HTTP data, always an object as MCP requires.
+    let result = result.and_then(|data| {
+        let structured = if data.is_null() { json!({}) } else { data };
+        Ok((tool.langbot_result(&structured)?, structured))
+    });
     Ok(match result {
-        Ok(data) => {
-            let structured = if data.is_null() { json!({}) } else { data };
-            json!({
-                "content": [{ "type": "text", "text": structured.to_string() }],
-                "structuredContent": structured,
-                "isError": false,
-            })
-        }
+        Ok((text, structured)) => json!({
+            "content": [{ "type": "text", "text": text.to_string() }],
+            "structuredContent": structured,
+            "isError": false,
+        }),
         Err(e) => tool_error(&e),
     })
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use crate::access::RequestCtx;
-use crate::catalog::{Catalog, McpTool, OpMeta};
+use crate::catalog::{Catalog, McpResult, McpTool, OpMeta};
 use crate::error::{ApiError, ApiResult};
 
 /// One tool: the operation and how its arguments map onto path, query and body.
@@ -185,6 +185,39 @@ pub fn list(tools: &[Tool], ctx: &RequestCtx) -> Vec<Value> {
 }
 
 impl Tool {
+    /// The result's text: LangBot's view of the HTTP data. A data shape the declaration does
+    /// not fit is a bug of the declaration, reported rather than hidden.
+    pub fn langbot_result(&self, data: &Value) -> ApiResult<Value> {
+        let misfit = |what: &str| {
+            ApiError::internal(anyhow::anyhow!(
+                "tool {}: the data has no {what} for its declared result",
+                self.name
+            ))
+        };
+        Ok(match self.mcp.result {
+            McpResult::Data => data.clone(),
+            McpResult::Member(key) => data.get(key).cloned().ok_or_else(|| misfit(key))?,
+            McpResult::Ok => {
+                let mut out = Map::new();
+                out.insert("ok".into(), Value::Bool(true));
+                if let Value::Object(fields) = data {
+                    out.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
+                Value::Object(out)
+            }
+            McpResult::KeyedBy { items, key } => {
+                let mut fields = data.as_object().cloned().ok_or_else(|| misfit("object"))?;
+                let rows = fields.remove(items).ok_or_else(|| misfit(items))?;
+                let name = match fields.remove(key) {
+                    Some(Value::String(name)) => name,
+                    _ => return Err(misfit(key)),
+                };
+                fields.insert(name, rows);
+                Value::Object(fields)
+            }
+        })
+    }
+
     /// Names error fields as the tool's arguments (`uuid` → `model_uuid`, `name` → `bot_data.name`).
     pub fn name_fields(&self, mut e: ApiError) -> ApiError {
         for f in &mut e.errors {

@@ -2,7 +2,9 @@
 
 use super::PipelinePath;
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{Input, McpTool, NoBody, NoParams, Null, OpMeta, Operation, PageQuery};
+use crate::catalog::{
+    Input, McpResult, McpTool, NoBody, NoParams, Null, OpMeta, Operation, PageQuery,
+};
 use crate::error::{ApiResult, ErrorCode};
 use crate::pipelines::dto::{
     CreatePipelineBody, DeletePipelineQuery, PipelineDeleted, PipelineEnvelope, PipelineList,
@@ -14,12 +16,7 @@ use crate::providers::dto::Created;
 use crate::providers::requesters::ModelKind;
 use crate::state::AppState;
 
-const PIPELINE_DATA: McpTool = McpTool {
-    body_arg: Some("pipeline_data"),
-    renames: &[],
-    query_args: &[],
-    all_required: false,
-};
+const PIPELINE_DATA: McpTool = McpTool::body("pipeline_data");
 
 pub struct ListPipelines;
 
@@ -28,7 +25,7 @@ impl Operation for ListPipelines {
         .tag("pipelines")
         .summary("The Workspace's pipelines")
         .permission(Permission::ResourceView)
-        .mcp(McpTool::FLAT);
+        .mcp(McpTool::list("pipelines"));
     type Path = NoParams;
     type Query = PipelineListQuery;
     type Body = NoBody;
@@ -92,7 +89,7 @@ impl Operation for GetPipeline {
         .tag("pipelines")
         .summary("One pipeline")
         .permission(Permission::ResourceView)
-        .mcp(McpTool::FLAT);
+        .mcp(McpTool::FLAT.result(McpResult::Member("pipeline")));
     type Path = PipelinePath;
     type Query = NoParams;
     type Body = NoBody;
@@ -145,7 +142,7 @@ impl Operation for UpdatePipeline {
         .description("Config sections supplied replace the stored ones in full; omitted sections are kept. The \
                       merged config is validated (field errors name the config path).")
         .permission(Permission::ResourceManage)
-        .mcp(PIPELINE_DATA);
+        .mcp(PIPELINE_DATA.result(McpResult::Ok));
     type Path = PipelinePath;
     type Query = NoParams;
     type Body = UpdatePipelineBody;
@@ -175,11 +172,12 @@ impl Operation for DeletePipeline {
         .summary("Delete a pipeline")
         .description(
             "While bot routes target the pipeline: 409 `pipeline_in_use` listing them; with \
-                      `cascade=true` those routes are removed in the same transaction.",
+                      `cascade=true` those routes are removed in the same transaction. Deleting the \
+                      default makes the oldest remaining pipeline the default (`new_default_pipeline`).",
         )
         .permission(Permission::ResourceManage)
         .errors(&[ErrorCode::PipelineInUse])
-        .mcp(McpTool::FLAT);
+        .mcp(McpTool::FLAT.result(McpResult::Ok));
     type Path = PipelinePath;
     type Query = DeletePipelineQuery;
     type Body = NoBody;
@@ -191,14 +189,17 @@ impl Operation for DeletePipeline {
         input: Input<PipelinePath, DeletePipelineQuery, NoBody>,
     ) -> ApiResult<PipelineDeleted> {
         let cascade = input.query.cascade.unwrap_or(false);
-        let removed_routes = service::delete(
+        let (removed_routes, new_default_pipeline) = service::delete(
             &state.db,
             ctx.workspace()?,
             &input.path.pipeline_uuid,
             cascade,
         )
         .await?;
-        Ok(PipelineDeleted { removed_routes })
+        Ok(PipelineDeleted {
+            removed_routes,
+            new_default_pipeline,
+        })
     }
 }
 

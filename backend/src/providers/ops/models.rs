@@ -5,7 +5,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{Input, McpTool, NoParams, Null, OpMeta, Operation, PageQuery};
+use crate::catalog::{Input, McpResult, McpTool, NoParams, Null, OpMeta, Operation, PageQuery};
 use crate::error::{ApiResult, ErrorCode};
 use crate::providers::dto::{
     Created, ModelEnvelope, ModelInput, ModelList, ModelListQuery, SecretQuery, TestModelInput,
@@ -284,8 +284,8 @@ macro_rules! model_ops {
 }
 
 model_ops!(ModelKind::Llm, "llm", ListLlmModels, GetLlmModel, CreateLlmModel, UpdateLlmModel, DeleteLlmModel, TestLlmModel,
-    list_mcp: Some(McpTool::FLAT), get_mcp: Some(McpTool::FLAT));
+    list_mcp: Some(McpTool::list("models")), get_mcp: Some(McpTool::FLAT.result(McpResult::Member("model"))));
 model_ops!(ModelKind::Embedding, "embedding", ListEmbeddingModels, GetEmbeddingModel, CreateEmbeddingModel, UpdateEmbeddingModel,
-    DeleteEmbeddingModel, TestEmbeddingModel, list_mcp: Some(McpTool::FLAT), get_mcp: None);
+    DeleteEmbeddingModel, TestEmbeddingModel, list_mcp: Some(McpTool::list("models")), get_mcp: None);
 model_ops!(ModelKind::Rerank, "rerank", ListRerankModels, GetRerankModel, CreateRerankModel, UpdateRerankModel, DeleteRerankModel,
     TestRerankModel, list_mcp: None, get_mcp: None);

@@ -28,7 +28,7 @@ impl Operation for ListModelProviders {
         .tag("providers")
         .summary("Model providers with their model counts (secrets masked without provider_secret.manage)")
         .permission(Permission::ResourceView)
-        .mcp(McpTool::FLAT);
+        .mcp(McpTool::list("providers"));
     type Path = NoParams;
     type Query = ProviderListQuery;
     type Body = NoBody;

@@ -39,12 +39,7 @@ impl Operation for SetStarredModel {
         .summary("Star an LLM model of this Workspace (null clears)")
         .description("Only this Workspace's LLM models can be starred; anything else is a 400.")
         .permission(Permission::ProviderSecretManage)
-        .mcp(McpTool {
-            body_arg: None,
-            renames: &[("model_uuid", "uuid")],
-            query_args: &[],
-            all_required: false,
-        });
+        .mcp(McpTool::FLAT.renames(&[("model_uuid", "uuid")]));
     type Path = NoParams;
     type Query = NoParams;
     type Body = StarredModel;

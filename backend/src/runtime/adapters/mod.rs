@@ -218,7 +218,7 @@ pub async fn aggregation(
     bot: &bot::Model,
     msg: &Inbound,
 ) -> Option<Duration> {
-    let event = dispatch::event_of(msg, &bot.uuid);
+    let event = dispatch::event_of(msg, bot);
     let routes = crate::bots::service::stored_routes(bot);
     let index = crate::bots::engine::evaluate("message.received", &event, &routes).selected?;
     let uuid = Uuid::parse_str(&routes[index].target_uuid).ok()?;
