@@ -754,6 +754,222 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/plugins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Workspace's installed plugins with their components
+         * @description `status` is `initialized` when this replica's runtime runs the plugin.
+         */
+        get: operations["list_plugins"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/install/directory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Install a plugin from a development directory on the server
+         * @description For plugin development: `path` names a directory under `<data_dir>/plugin-dev/` (nothing else on the server is readable this way); it is packed like `lbp build` and installed like an uploaded package.
+         */
+        post: operations["install_plugin_directory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/install/github": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Install from a GitHub release (not available on this host)
+         * @description Always 400 `plugin_source_unavailable`: this host does not download packages.
+         */
+        post: operations["install_plugin_github"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/install/local": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Install (or replace) a plugin from a package file (.lbpkg)
+         * @description Multipart, the package in the `file` field (as `lbp build` writes it). Checked as LangBot checks packages (at most 512 entries of 16 MiB, 64 MiB in all, safe paths, a manifest mapping) and each Tool's parameter schema; a bad package is 400 `invalid_plugin_package`. Installing is synchronous; the runtimes of every replica pick the change up on their next use. A reinstall keeps the config and the data.
+         */
+        post: operations["install_plugin_package"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/install/marketplace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Install from the LangBot marketplace (not available on this host)
+         * @description Always 400 `plugin_source_unavailable`: this host does not reach the marketplace.
+         */
+        post: operations["install_plugin_marketplace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/{author}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One installed plugin */
+        get: operations["get_plugin"];
+        put?: never;
+        post?: never;
+        /**
+         * Uninstall a plugin (optionally with its stored data)
+         * @description `delete_data=true` also deletes the plugin's storage; Workspace storage stays.
+         */
+        delete: operations["delete_plugin"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/{author}/{name}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A plugin's config (secret fields as ***) */
+        get: operations["get_plugin_config"];
+        /**
+         * Replace a plugin's config (the form from its manifest)
+         * @description The body is the whole config object; `***` keeps a stored secret. The plugin restarts with it on every replica's runtime.
+         */
+        put: operations["update_plugin_config"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/{author}/{name}/enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Enable or disable a plugin
+         * @description A disabled plugin is not run and its tools are not offered.
+         */
+        put: operations["set_plugin_enabled"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/{author}/{name}/icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A plugin's icon (`metadata.icon` of its manifest), base64 */
+        get: operations["get_plugin_icon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/{author}/{name}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent log lines of the plugin in this replica's runtime
+         * @description The runtime's lines that name the plugin, and the host's lines about the runtime.
+         */
+        get: operations["get_plugin_logs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/{author}/{name}/readme": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A plugin's README ('' when it has none) */
+        get: operations["get_plugin_readme"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/provider/models/embedding": {
         parameters: {
             query?: never;
@@ -1057,6 +1273,23 @@ export interface paths {
         };
         /** Instance version, edition and initialization state */
         get: operations["get_system_info"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/system/status/plugin-system": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the plugin system is on and this Workspace's runtime runs (or why not) */
+        get: operations["get_plugin_system_status"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1734,7 +1967,7 @@ export interface components {
          * @description Every error code the API can answer with, and its HTTP status (the one mapping).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "payload_too_large" | "invalid_authentication" | "permission_denied" | "workspace_required" | "resource_not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "edition_limit" | "invalid_language" | "invalid_api_key" | "provider_has_models" | "default_pipeline_exists" | "pipeline_in_use" | "session_busy" | "model_test_failed" | "upstream_error" | "unavailable" | "internal_error" | "last_owner_required" | "invitation_invalid" | "mcp_stdio_disabled" | "mcp_stdio_command_not_allowed";
+        ErrorCode: "invalid_request" | "invalid_json" | "payload_too_large" | "invalid_authentication" | "permission_denied" | "workspace_required" | "resource_not_found" | "method_not_allowed" | "conflict" | "rate_limited" | "edition_limit" | "invalid_language" | "invalid_api_key" | "provider_has_models" | "default_pipeline_exists" | "pipeline_in_use" | "session_busy" | "model_test_failed" | "upstream_error" | "unavailable" | "internal_error" | "last_owner_required" | "invitation_invalid" | "mcp_stdio_disabled" | "mcp_stdio_command_not_allowed" | "invalid_plugin_package" | "plugin_source_unavailable";
         ErrorList: {
             errors: components["schemas"]["ErrorRow"][];
             /** Format: int64 */
@@ -1891,6 +2124,17 @@ export interface components {
              */
             min: number;
         };
+        /** @description LangBot's GitHub release install request (not available on this host). */
+        GithubInstallBody: {
+            /** Format: int64 */
+            asset_id?: number | null;
+            asset_url?: string | null;
+            owner?: string | null;
+            /** Format: int64 */
+            release_id?: number | null;
+            release_tag?: string | null;
+            repo?: string | null;
+        };
         /** @description When a group message gets an answer: any matching rule lets it through. */
         GroupRespondRules: {
             /**
@@ -1935,6 +2179,10 @@ export interface components {
         InspectedInvitation: {
             invitation: components["schemas"]["Invitation"];
             workspace: components["schemas"]["Workspace"];
+        };
+        InstallFromDirectoryBody: {
+            /** @description A directory under `<data_dir>/plugin-dev/` (a plugin's source, as `lbp init` made it). */
+            path: string;
         };
         /**
          * @description Roles an invitation may grant (never `owner`).
@@ -2077,6 +2325,16 @@ export interface components {
         };
         /** @enum {string} */
         LogLevel: "info" | "warning" | "error";
+        /** @description One log line of the runtime (its stderr) or of the host about it. */
+        LogLine: {
+            level: string;
+            text: string;
+            /**
+             * Format: double
+             * @description Unix seconds.
+             */
+            ts: number;
+        };
         /** @description `user/auth` credentials: the email is not validated for shape (a wrong one simply fails). */
         LoginRequest: {
             password: string;
@@ -2096,6 +2354,12 @@ export interface components {
         };
         /** @enum {string} */
         LongTextStrategy: "forward" | "image" | "none";
+        /** @description LangBot's marketplace install request (not available on this host). */
+        MarketplaceInstallBody: {
+            plugin_author?: string | null;
+            plugin_name?: string | null;
+            plugin_version?: string | null;
+        };
         McpServer: {
             /** Format: date-time */
             created_at: string;
@@ -2287,11 +2551,11 @@ export interface components {
             /** @description The name at its source (differs when two sources offer the same name). */
             original_name: string;
             parameters: Record<string, never>;
-            /** @description `mcp`. */
+            /** @description `mcp` or `plugin`. */
             source: string;
-            /** @description The server's uuid. */
+            /** @description The server's uuid, or the plugin's `author/name`. */
             source_id: string;
-            /** @description The server's name. */
+            /** @description The server's name, or the plugin's `author/name`. */
             source_name: string;
         };
         /** @enum {string} */
@@ -2518,7 +2782,10 @@ export interface components {
         /** @description `GET /pipelines/{uuid}/extensions`. */
         PipelineExtensions: {
             available_mcp_servers: components["schemas"]["McpServer"][];
-            /** @description Installed plugins with tools (none until plugins are hosted). */
+            /**
+             * @description Installed plugins with a Tool, Command or EventListener component (LangBot's plugin
+             *     object).
+             */
             available_plugins: Record<string, never>[];
             available_skills: Record<string, never>[];
             bound_mcp_resources: Record<string, never>[];
@@ -2542,10 +2809,70 @@ export interface components {
             name: string;
             uuid: string;
         };
+        /** @description An installed plugin, in LangBot's shape. */
+        Plugin: {
+            /** @description sha256 of the package. */
+            artifact_digest: string;
+            /** @description `[{manifest: {owner, rel_path, manifest}, component_instance, component_config}]`. */
+            components: Record<string, never>[];
+            debug: boolean;
+            enabled: boolean;
+            install_info: Record<string, never>;
+            /** @description `local` (an uploaded package) or `directory`. */
+            install_source: string;
+            installation_uuid: string;
+            /** @description `{owner, rel_path: "manifest.yaml", manifest}`. */
+            manifest: Record<string, never>;
+            /** @description Secret fields as `***`. */
+            plugin_config: Record<string, never>;
+            plugin_instance?: Record<string, never> | null;
+            /** Format: int32 */
+            priority: number;
+            /** @description `initialized` when this replica's runtime runs it, else `unmounted`. */
+            status: string;
+        };
+        PluginConfig: {
+            /** @description Secret fields as `***`. */
+            config: Record<string, never>;
+        };
+        /** @description The whole config object; `***` keeps a stored secret. */
+        PluginConfigBody: Record<string, never>;
+        PluginEnvelope: {
+            plugin: components["schemas"]["Plugin"];
+        };
+        PluginIcon: {
+            icon_base64: string;
+            /** @description Guessed from the file name. */
+            mime_type: string;
+        };
+        PluginList: {
+            plugins: components["schemas"]["Plugin"][];
+        };
+        PluginLogs: {
+            logs: components["schemas"]["LogLine"][];
+        };
+        PluginReadme: {
+            readme: string;
+        };
         /** @description A plugin bound to a pipeline. */
         PluginRef: {
             author: string;
             name: string;
+        };
+        PluginSystemStatus: {
+            /** @description This Workspace's runtime on this replica answers (true when none is needed yet). */
+            is_connected: boolean;
+            /** @description `plugin.enable`. */
+            is_enable: boolean;
+            /** @description `ok`, or why the runtime cannot run. */
+            plugin_connector_error: string;
+            /** @description `disabled`, `idle` (no enabled plugin), `starting`, `ready` or `failed`. */
+            runtime_state: string;
+            /**
+             * Format: int64
+             * @description How long the current runtime took to start (ms), when ready.
+             */
+            started_in_ms?: number | null;
         };
         /** @description A base-URL preset (OpenAI, DeepSeek, Ollama …). */
         Preset: {
@@ -2926,6 +3253,10 @@ export interface components {
          * @enum {string}
          */
         SessionType: "person" | "group";
+        SetPluginEnabledBody: {
+            /** @description Required (checked once the plugin is found, so an unknown plugin is a 404 first). */
+            enabled?: boolean | null;
+        };
         /** @description What is in flight now. */
         Snapshot: {
             /** Format: int64 */
@@ -3216,6 +3547,10 @@ export interface components {
             config?: Record<string, never> | null;
             name?: string | null;
             requester?: string | null;
+        };
+        Upload: {
+            /** Format: binary */
+            file: string;
         };
         /**
          * @description Why a route did or did not win.
@@ -7837,6 +8172,1149 @@ export interface operations {
             };
         };
     };
+    list_plugins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PluginList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    install_plugin_directory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstallFromDirectoryBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PluginEnvelope"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json, invalid_plugin_package */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    install_plugin_github: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GithubInstallBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: null;
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json, plugin_source_unavailable */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    install_plugin_package: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Upload"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PluginEnvelope"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json, invalid_plugin_package */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    install_plugin_marketplace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarketplaceInstallBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: null;
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json, plugin_source_unavailable */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_plugin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                author: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PluginEnvelope"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_plugin: {
+        parameters: {
+            query?: {
+                /** @description Also delete the plugin's storage (its Workspace storage stays). Default false. */
+                delete_data?: string;
+            };
+            header?: never;
+            path: {
+                author: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: null;
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_plugin_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                author: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PluginConfig"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_plugin_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                author: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PluginConfigBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: null;
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    set_plugin_enabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                author: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPluginEnabledBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: null;
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_plugin_icon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                author: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PluginIcon"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_plugin_logs: {
+        parameters: {
+            query?: {
+                /** @description At most this many of the newest lines (default 200, at most 2000). */
+                limit?: number;
+                /** @description Only lines of this level (`INFO`, `WARNING`, `ERROR`, `DEBUG`). */
+                level?: string;
+            };
+            header?: never;
+            path: {
+                author: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PluginLogs"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_plugin_readme: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `en` (default) reads `README.md`; another language `readme/README_<language>.md`,
+                 *     falling back to `README.md`.
+                 */
+                language?: string;
+            };
+            header?: never;
+            path: {
+                author: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PluginReadme"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_embedding_models: {
         parameters: {
             query?: {
@@ -10383,6 +11861,85 @@ export interface operations {
             };
             /** @description Error: invalid_request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_plugin_system_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PluginSystemStatus"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
