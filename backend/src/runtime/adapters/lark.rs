@@ -169,29 +169,8 @@ impl Api {
 
     async fn bytes(&self, path: &str) -> Result<Vec<u8>, String> {
         let token = token(&self.state, &self.config, false).await?;
-        let resp = self
-            .state
-            .http
-            .get(self.url(path))
-            .bearer_auth(token)
-            .timeout(TIMEOUT)
-            .send()
-            .await
-            .map_err(|e| format!("resource download: {}", e.without_url()))?;
-        if !resp.status().is_success() {
-            return Err(format!(
-                "resource download: HTTP {}",
-                resp.status().as_u16()
-            ));
-        }
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| e.without_url().to_string())?;
-        if bytes.len() > MAX_IMAGE {
-            return Err("image too large".into());
-        }
-        Ok(bytes.to_vec())
+        let request = self.state.http.get(self.url(path)).bearer_auth(token);
+        super::download(request.timeout(TIMEOUT), "resource", MAX_IMAGE).await
     }
 }
 
@@ -503,24 +482,7 @@ impl Outbox for LarkOutbox {
         let bytes = match image {
             Image::Bytes(b) => b.clone(),
             Image::Url(url) => {
-                let resp = state
-                    .http
-                    .get(url)
-                    .timeout(TIMEOUT)
-                    .send()
-                    .await
-                    .map_err(|e| format!("image download: {}", e.without_url()))?;
-                if !resp.status().is_success() {
-                    return Err(format!("image download: HTTP {}", resp.status().as_u16()));
-                }
-                let bytes = resp
-                    .bytes()
-                    .await
-                    .map_err(|e| e.without_url().to_string())?;
-                if bytes.len() > MAX_IMAGE {
-                    return Err("image download: larger than 10 MiB".into());
-                }
-                bytes.to_vec()
+                super::download(state.http.get(url).timeout(TIMEOUT), "image", MAX_IMAGE).await?
             }
         };
         let http = state.http.clone();

@@ -313,3 +313,27 @@ pub(crate) fn config_of<T: serde::de::DeserializeOwned>(
     serde_json::from_value(bot.adapter_config.clone())
         .map_err(|e| format!("the bot's {platform} config is incomplete: {e}"))
 }
+
+/// Sends `request` (a GET of a file or an image) and reads at most `limit` bytes of a success;
+/// errors say `what` failed, without the URL (it may carry a token).
+pub(crate) async fn download(
+    request: reqwest::RequestBuilder,
+    what: &str,
+    limit: usize,
+) -> Result<Vec<u8>, String> {
+    let resp = request
+        .send()
+        .await
+        .map_err(|e| format!("{what} download: {}", e.without_url()))?;
+    if !resp.status().is_success() {
+        return Err(format!("{what} download: HTTP {}", resp.status().as_u16()));
+    }
+    let bytes = resp
+        .bytes()
+        .await
+        .map_err(|e| format!("{what} download: {}", e.without_url()))?;
+    if bytes.len() > limit {
+        return Err(format!("{what} download: larger than {limit} bytes"));
+    }
+    Ok(bytes.to_vec())
+}

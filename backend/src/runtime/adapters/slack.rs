@@ -125,25 +125,12 @@ impl Api {
     }
 
     async fn download(&self, url: &str) -> Result<Vec<u8>, String> {
-        let resp = self
-            .http
-            .get(url)
-            .bearer_auth(&self.token)
-            .timeout(TIMEOUT)
-            .send()
-            .await
-            .map_err(|e| format!("file download: {}", e.without_url()))?;
-        if !resp.status().is_success() {
-            return Err(format!("file download: HTTP {}", resp.status().as_u16()));
-        }
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| e.without_url().to_string())?;
-        if bytes.len() > MAX_FILE {
-            return Err("file too large".into());
-        }
-        Ok(bytes.to_vec())
+        super::download(
+            self.http.get(url).bearer_auth(&self.token).timeout(TIMEOUT),
+            "file",
+            MAX_FILE,
+        )
+        .await
     }
 }
 

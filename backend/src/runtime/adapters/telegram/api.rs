@@ -110,23 +110,6 @@ impl Api {
     /// Downloads a file by its `file_path` (at most `limit` bytes).
     pub async fn download(&self, path: &str, limit: usize) -> Result<Vec<u8>, String> {
         let url = format!("{}/file/bot{}/{path}", self.base, self.token);
-        let resp = self
-            .http
-            .get(url)
-            .timeout(TIMEOUT)
-            .send()
-            .await
-            .map_err(|e| format!("file download: {}", e.without_url()))?;
-        if !resp.status().is_success() {
-            return Err(format!("file download: HTTP {}", resp.status().as_u16()));
-        }
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| format!("file download: {}", e.without_url()))?;
-        if bytes.len() > limit {
-            return Err("file too large".into());
-        }
-        Ok(bytes.to_vec())
+        super::super::download(self.http.get(url).timeout(TIMEOUT), "file", limit).await
     }
 }
