@@ -1,30 +1,30 @@
 // Routes; every page (and the logged-in frame) is its own chunk, loaded when first needed.
 // Declarative routing (BrowserRouter + Routes) rather than a data router: no page uses
 // loaders or actions, and the data router's code is about a fifth of the entry.
-import { lazy, Suspense } from 'react';
+import { Suspense } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 
 import { RootGate } from './RootGate';
-import { loggedIn, pages } from './routes';
+import { lazyPage, loggedIn, pages } from './routes';
 
 const P = {
-  setup: lazy(pages.setup),
-  login: lazy(pages.login),
-  invitation: lazy(pages.invitation),
-  models: lazy(pages.models),
-  apiKeys: lazy(pages.apiKeys),
-  mcpServers: lazy(pages.mcpServers),
-  workspace: lazy(pages.workspace),
-  account: lazy(pages.account),
-  bots: lazy(pages.bots),
-  bot: lazy(pages.bot),
-  pipelines: lazy(pages.pipelines),
-  pipeline: lazy(pages.pipeline),
-  monitoring: lazy(pages.monitoring),
-  execution: lazy(pages.execution),
-  notFound: lazy(pages.notFound),
+  setup: lazyPage(pages.setup),
+  login: lazyPage(pages.login),
+  invitation: lazyPage(pages.invitation),
+  models: lazyPage(pages.models),
+  apiKeys: lazyPage(pages.apiKeys),
+  mcpServers: lazyPage(pages.mcpServers),
+  workspace: lazyPage(pages.workspace),
+  account: lazyPage(pages.account),
+  bots: lazyPage(pages.bots),
+  bot: lazyPage(pages.bot),
+  pipelines: lazyPage(pages.pipelines),
+  pipeline: lazyPage(pages.pipeline),
+  monitoring: lazyPage(pages.monitoring),
+  execution: lazyPage(pages.execution),
+  notFound: lazyPage(pages.notFound),
 };
-const RequireSession = lazy(async () => ({ default: (await loggedIn()).RequireSession }));
+const RequireSession = lazyPage(loggedIn);
 
 export function AppRoutes() {
   return (
