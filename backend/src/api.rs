@@ -26,8 +26,11 @@ pub fn catalog() -> &'static Catalog {
             // system
             op::<system::GetSystemInfo>(),
             op::<system::GetSystemContext>(),
+            op::<system::SaveWizardProgress>(),
+            op::<system::FinishWizard>(),
             // accounts and sessions
             op::<user::GetInitStatus>(),
+            op::<user::GetLoginMethods>(),
             op::<user::InitAccount>(),
             op::<user::Login>(),
             op::<user::CheckToken>(),
@@ -36,6 +39,7 @@ pub fn catalog() -> &'static Catalog {
             op::<user::GetUserInfo>(),
             // Workspaces, members, invitations, settings
             op::<ws::ListWorkspaces>(),
+            op::<ws::BootstrapWorkspaces>(),
             op::<ws::CreateWorkspace>(),
             op::<ws::GetCurrentWorkspace>(),
             op::<ws::GetWorkspace>(),
@@ -59,6 +63,7 @@ pub fn catalog() -> &'static Catalog {
             // model providers, requesters, models, starred model
             op::<prov::ListRequesters>(),
             op::<prov::GetRequester>(),
+            op::<prov::GetRequesterIcon>(),
             op::<prov::ListModelProviders>(),
             op::<prov::GetModelProvider>(),
             op::<prov::CreateModelProvider>(),
@@ -95,6 +100,8 @@ pub fn catalog() -> &'static Catalog {
             op::<pipes::CopyPipeline>(),
             op::<pipes::SetDefaultPipeline>(),
             op::<pipes::GetPipelineExtensions>(),
+            op::<pipes::ListProcessors>(),
+            op::<pipes::GetProcessorMetadata>(),
             op::<pipes::UpdatePipelineExtensions>(),
             // MCP servers (tool sources) and the tools a pipeline resolves to
             op::<mcp::ListMcpServers>(),
@@ -123,6 +130,7 @@ pub fn catalog() -> &'static Catalog {
             // adapters, bots, routes
             op::<bots::ListAdapters>(),
             op::<bots::GetAdapter>(),
+            op::<bots::GetAdapterIcon>(),
             op::<bots::ListBots>(),
             op::<bots::GetBot>(),
             op::<bots::CreateBot>(),

@@ -24,6 +24,7 @@ pub mod error;
 pub mod forms;
 pub mod http;
 pub mod i18n;
+pub mod icons;
 pub mod llm;
 pub mod mcp_client;
 pub mod mcp_servers;

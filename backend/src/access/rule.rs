@@ -7,6 +7,9 @@ pub enum Access {
     Public,
     /// No credentials needed, but a session token, when sent, identifies the account.
     OptionalSession,
+    /// No credentials needed; a valid session token selects its Workspace, any other
+    /// credential is ignored (LangBot's `system/info` adds Workspace fields that way).
+    OptionalWorkspace,
     /// A session token; no Workspace context (account operations).
     Account,
     /// A session token, in the selected Workspace.
@@ -19,7 +22,7 @@ impl Access {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Public => "none",
-            Self::OptionalSession => "none_or_session",
+            Self::OptionalSession | Self::OptionalWorkspace => "none_or_session",
             Self::Account => "session",
             Self::SessionWorkspace => "session",
             Self::Workspace => "session_or_api_key",

@@ -55,3 +55,24 @@ pub struct AccountInfo {
     pub has_password: bool,
     pub created_at: chrono::DateTime<chrono::Utc>,
 }
+
+/// Which login methods the login page offers (`GET /user/account-info`, LangBot's shape):
+/// before the first account only `initialized: false`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LoginMethods {
+    pub initialized: bool,
+    /// Password login (the only method this server has).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password_login_enabled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub space_login_enabled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authenticated_invitation_acceptance_enabled: Option<bool>,
+    /// Invitation links register new accounts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invitation_registration_enabled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passkey_login_enabled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passkey_supported: Option<bool>,
+}

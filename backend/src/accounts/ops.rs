@@ -3,7 +3,8 @@
 use sea_orm::TransactionTrait;
 
 use super::dto::{
-    AccountInfo, ChangePasswordRequest, Credentials, InitStatus, LoginRequest, TokenResponse,
+    AccountInfo, ChangePasswordRequest, Credentials, InitStatus, LoginMethods, LoginRequest,
+    TokenResponse,
 };
 use super::service;
 use crate::access::{login_limit, password, sessions};
@@ -32,6 +33,52 @@ impl Operation for GetInitStatus {
     ) -> ApiResult<InitStatus> {
         Ok(InitStatus {
             initialized: service::is_initialized(&state.db).await?,
+        })
+    }
+}
+
+/// `GET /user/account-info`: what LangBot's login page asks before showing its form.
+pub struct GetLoginMethods;
+
+impl Operation for GetLoginMethods {
+    const META: OpMeta = OpMeta::get("get_login_methods", "/user/account-info")
+        .tag("user")
+        .summary("Whether the instance is initialized and which login methods it offers")
+        .description(
+            "LangBot's shape: `{initialized: false}` before the first account, else the \
+             login methods. Only password login exists here; Space and passkey logins are \
+             `false`.",
+        )
+        .access(Access::Public);
+    type Path = NoParams;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = LoginMethods;
+
+    async fn run(
+        state: &AppState,
+        _: &RequestCtx,
+        _: Input<NoParams, NoParams, NoBody>,
+    ) -> ApiResult<LoginMethods> {
+        if !service::is_initialized(&state.db).await? {
+            return Ok(LoginMethods {
+                initialized: false,
+                password_login_enabled: None,
+                space_login_enabled: None,
+                authenticated_invitation_acceptance_enabled: None,
+                invitation_registration_enabled: None,
+                passkey_login_enabled: None,
+                passkey_supported: None,
+            });
+        }
+        Ok(LoginMethods {
+            initialized: true,
+            password_login_enabled: Some(true),
+            space_login_enabled: Some(false),
+            authenticated_invitation_acceptance_enabled: Some(false),
+            invitation_registration_enabled: Some(true),
+            passkey_login_enabled: Some(false),
+            passkey_supported: Some(false),
         })
     }
 }

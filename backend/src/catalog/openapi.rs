@@ -141,7 +141,7 @@ pub(super) fn operation<O: Operation>(schemas: &mut SchemaSet) -> utoipa::openap
 fn security(access: Access) -> Vec<SecurityRequirement> {
     match access {
         Access::Public => Vec::new(),
-        Access::OptionalSession => vec![
+        Access::OptionalSession | Access::OptionalWorkspace => vec![
             SecurityRequirement::default(),
             SecurityRequirement::new::<_, _, String>("session", []),
         ],

@@ -31,6 +31,7 @@ pub enum OutputKind {
     Json,
     EventStream,
     Download,
+    Image,
     WebSocket,
 }
 
@@ -225,6 +226,43 @@ impl Output for Download {
             // Streamed bodies are not compressed: each page goes out as it is written.
             .insert_header(ContentEncoding::Identity)
             .streaming(body)
+    }
+}
+
+/// An image shown inline (an `<img src>` target: no envelope, cached for a day).
+pub struct Image {
+    content_type: &'static str,
+    body: Bytes,
+}
+
+impl Image {
+    pub fn svg(body: impl Into<Bytes>) -> Self {
+        Self {
+            content_type: "image/svg+xml",
+            body: body.into(),
+        }
+    }
+}
+
+impl Output for Image {
+    const KIND: OutputKind = OutputKind::Image;
+
+    fn document(_: &mut SchemaSet) -> (u16, utoipa::openapi::Response) {
+        let response = ResponseBuilder::new()
+            .description("The image")
+            .content(
+                "image/svg+xml",
+                ContentBuilder::new().schema(Some(text_schema())).build(),
+            )
+            .build();
+        (200, response)
+    }
+
+    fn respond(self) -> HttpResponse {
+        HttpResponse::Ok()
+            .content_type(self.content_type)
+            .insert_header(("cache-control", "public, max-age=86400"))
+            .body(self.body)
     }
 }
 

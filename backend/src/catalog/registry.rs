@@ -175,6 +175,16 @@ pub async fn authorize(
     if meta.access == Access::Public {
         return Ok(base);
     }
+    if meta.access == Access::OptionalWorkspace {
+        if credentials.bearer.is_none() {
+            return Ok(base);
+        }
+        let session = state
+            .identity
+            .authenticate(Access::SessionWorkspace, credentials, base.clone())
+            .await;
+        return Ok(session.unwrap_or(base));
+    }
     let ctx = state
         .identity
         .authenticate(meta.access, credentials, base)

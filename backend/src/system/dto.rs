@@ -14,6 +14,45 @@ pub struct SystemInfo {
     pub multi_workspace: bool,
     /// Whether stdio MCP servers may be added (`mcp.stdio.enabled`).
     pub mcp_stdio_enabled: bool,
+    /// The fields below are LangBot's (its web UI reads them at start-up).
+    /// Always `false`: no debug mode.
+    pub debug: bool,
+    /// Always `oss`: a self-hosted instance.
+    pub deployment_mode: String,
+    /// Always `false`: this server has no plugin marketplace.
+    pub enable_marketplace: bool,
+    /// Always `""`: no LangBot Space service.
+    pub cloud_service_url: String,
+    /// Always `true`: the account's password may be changed.
+    pub allow_modify_login_info: bool,
+    /// Always `true`: no Space model service.
+    pub disable_models_service: bool,
+    /// No limits: every maximum is `-1`.
+    pub limitation: Limitation,
+    pub outbound_ips: Vec<String>,
+    pub invitation_delivery: InvitationDelivery,
+    /// The quick-start wizard in the caller's Workspace (`none`, `skipped` or `completed`);
+    /// `none` without a session.
+    pub wizard_status: String,
+    /// Where an unfinished wizard stopped, as last saved; `null` without a session.
+    #[schema(value_type = Option<Object>)]
+    pub wizard_progress: Option<serde_json::Value>,
+}
+
+/// Resource limits (LangBot's `system.limitation`); `-1` is unlimited.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Limitation {
+    pub max_bots: i64,
+    pub max_pipelines: i64,
+    pub max_extensions: i64,
+    pub max_knowledge_bases: i64,
+}
+
+/// Invitations are links to share; no e-mail is sent.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InvitationDelivery {
+    pub enabled: bool,
+    pub provider: Option<String>,
 }
 
 /// Who is calling and with what rights (`GET /api/v1/system/context`).

@@ -2,12 +2,13 @@
 
 mod dto;
 pub mod ops;
+pub mod wizard;
 
 use sea_orm::{ActiveValue::Set, DatabaseConnection, EntityTrait};
 
 use crate::entities::instance_metadata;
 
-pub use dto::{SystemContext, SystemInfo};
+pub use dto::{InvitationDelivery, Limitation, SystemContext, SystemInfo};
 
 const INSTANCE_UUID_KEY: &str = "instance_uuid";
 

@@ -8,7 +8,9 @@ use crate::entities::user;
 use crate::error::ApiResult;
 use crate::state::AppState;
 
-use super::{SystemContext, SystemInfo};
+use super::wizard::{self, Empty, WizardOutcome, WizardProgress};
+use super::{InvitationDelivery, Limitation, SystemContext, SystemInfo};
+use crate::access::Permission;
 use crate::access::Principal;
 
 /// `GET /api/v1/system/info`.
@@ -18,7 +20,11 @@ impl Operation for GetSystemInfo {
     const META: OpMeta = OpMeta::get("get_system_info", "/system/info")
         .tag("system")
         .summary("Instance version, edition and initialization state")
-        .access(Access::Public)
+        .description(
+            "With a session token (and `X-Workspace-Id`), `wizard_status` and \
+             `wizard_progress` are the Workspace's; otherwise `none` and `null`.",
+        )
+        .access(Access::OptionalWorkspace)
         .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = NoParams;
@@ -27,11 +33,18 @@ impl Operation for GetSystemInfo {
 
     async fn run(
         state: &AppState,
-        _: &RequestCtx,
+        ctx: &RequestCtx,
         _: Input<NoParams, NoParams, NoBody>,
     ) -> ApiResult<SystemInfo> {
         let initialized = user::Entity::find().count(&state.db).await? > 0;
         let multi = state.settings.workspaces.multi;
+        let (wizard_status, wizard_progress) = match &ctx.workspace {
+            Some(ws) => (
+                wizard::status(&state.db, &ws.uuid).await?,
+                wizard::progress(&state.db, &ws.uuid).await?,
+            ),
+            None => ("none".into(), None),
+        };
         Ok(SystemInfo {
             version: env!("CARGO_PKG_VERSION").into(),
             edition: if multi {
@@ -43,6 +56,25 @@ impl Operation for GetSystemInfo {
             initialized,
             multi_workspace: multi,
             mcp_stdio_enabled: state.settings.mcp.stdio.enabled,
+            debug: false,
+            deployment_mode: "oss".into(),
+            enable_marketplace: false,
+            cloud_service_url: String::new(),
+            allow_modify_login_info: true,
+            disable_models_service: true,
+            limitation: Limitation {
+                max_bots: -1,
+                max_pipelines: -1,
+                max_extensions: -1,
+                max_knowledge_bases: -1,
+            },
+            outbound_ips: Vec::new(),
+            invitation_delivery: InvitationDelivery {
+                enabled: false,
+                provider: None,
+            },
+            wizard_status,
+            wizard_progress,
         })
     }
 }
@@ -91,5 +123,57 @@ impl Operation for GetSystemContext {
             _ => {}
         }
         Ok(out)
+    }
+}
+
+/// `PUT /system/wizard/progress`.
+pub struct SaveWizardProgress;
+
+impl Operation for SaveWizardProgress {
+    const META: OpMeta = OpMeta::put("save_wizard_progress", "/system/wizard/progress")
+        .tag("system")
+        .summary("Where the quick-start wizard stopped (any JSON object, stored as sent)")
+        .description("Read back as `wizard_progress` in `GET /system/info`.")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::WorkspaceUpdate);
+    type Path = NoParams;
+    type Query = NoParams;
+    type Body = WizardProgress;
+    type Output = Empty;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        input: Input<NoParams, NoParams, WizardProgress>,
+    ) -> ApiResult<Empty> {
+        let ws = ctx.workspace()?;
+        wizard::save_progress(&state.db, &ws.uuid, &input.body.0).await?;
+        Ok(Empty {})
+    }
+}
+
+/// `POST /system/wizard/completed`.
+pub struct FinishWizard;
+
+impl Operation for FinishWizard {
+    const META: OpMeta = OpMeta::post("finish_wizard", "/system/wizard/completed")
+        .tag("system")
+        .summary("Mark the quick-start wizard `completed` (default) or `skipped`")
+        .description("Forgets the saved progress. Any other status is 400 `invalid_request`.")
+        .access(Access::SessionWorkspace)
+        .permission(Permission::WorkspaceUpdate);
+    type Path = NoParams;
+    type Query = NoParams;
+    type Body = WizardOutcome;
+    type Output = Empty;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        input: Input<NoParams, NoParams, WizardOutcome>,
+    ) -> ApiResult<Empty> {
+        let ws = ctx.workspace()?;
+        wizard::finish(&state.db, &ws.uuid, input.body.status.as_deref()).await?;
+        Ok(Empty {})
     }
 }

@@ -115,6 +115,24 @@ pub struct CurrentWorkspace {
     pub permissions: Vec<Permission>,
 }
 
+/// One Workspace the account may enter (`GET /workspaces/bootstrap`, LangBot's shape).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BootstrapEntry {
+    pub workspace: Workspace,
+    pub membership: Membership,
+    pub permissions: Vec<Permission>,
+    /// Always 0: this server has no placement across instances.
+    pub placement_generation: i64,
+    /// Always `null`: there are no plans.
+    pub plan_name: Option<String>,
+}
+
+/// The Workspaces a freshly logged-in account may enter, oldest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WorkspaceBootstrap {
+    pub workspaces: Vec<BootstrapEntry>,
+}
+
 #[derive(Debug, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct WorkspaceName {

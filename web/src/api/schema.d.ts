@@ -4,6 +4,47 @@
  */
 
 export interface paths {
+    "/api/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Workspace's processors: its pipelines, as `kind: pipeline`
+         * @description LangBot's processor list; `config` is left out.
+         */
+        get: operations["list_processors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/_/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Processor kinds and the runner form
+         * @description LangBot's shape. Pipelines are the only processors here: `event_processors` and \
+         *                  `platform_tools` are empty and `host_tools` is `null`.
+         */
+        get: operations["get_processor_metadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/apikeys": {
         parameters: {
             query?: never;
@@ -654,6 +695,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/platform/adapters/{adapter_name}/icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An adapter's icon (SVG) */
+        get: operations["get_adapter_icon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/platform/bots": {
         parameters: {
             query?: never;
@@ -1247,6 +1305,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/provider/requesters/{name}/icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A requester's icon (SVG) */
+        get: operations["get_requester_icon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/system/context": {
         parameters: {
             query?: never;
@@ -1271,7 +1346,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Instance version, edition and initialization state */
+        /**
+         * Instance version, edition and initialization state
+         * @description With a session token (and `X-Workspace-Id`), `wizard_status` and `wizard_progress` are the Workspace's; otherwise `none` and `null`.
+         */
         get: operations["get_system_info"];
         put?: never;
         post?: never;
@@ -1298,6 +1376,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/system/wizard/completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark the quick-start wizard `completed` (default) or `skipped`
+         * @description Forgets the saved progress. Any other status is 400 `invalid_request`.
+         */
+        post: operations["finish_wizard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/system/wizard/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Where the quick-start wizard stopped (any JSON object, stored as sent)
+         * @description Read back as `wizard_progress` in `GET /system/info`.
+         */
+        put: operations["save_wizard_progress"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tools": {
         parameters: {
             query?: never;
@@ -1310,6 +1428,26 @@ export interface paths {
          * @description A name offered by several sources is offered as `<source>__<name>` for every copy (`original_name` keeps the source's name).
          */
         get: operations["list_tools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/account-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the instance is initialized and which login methods it offers
+         * @description LangBot's shape: `{initialized: false}` before the first account, else the login methods. Only password login exists here; Space and passkey logins are `false`.
+         */
+        get: operations["get_login_methods"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1436,6 +1574,26 @@ export interface paths {
          * @description Answers 403 `edition_limit` unless `LANGBOT_MULTI_WORKSPACE` is enabled.
          */
         post: operations["create_workspace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workspaces/bootstrap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every Workspace the account may enter, with its membership and permissions
+         * @description LangBot's shape; `X-Workspace-Id` is ignored.
+         */
+        get: operations["bootstrap_workspaces"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1749,6 +1907,19 @@ export interface components {
             /** @description The `lbk_…` secret, shown only once. */
             key: string;
         };
+        /** @description One Workspace the account may enter (`GET /workspaces/bootstrap`, LangBot's shape). */
+        BootstrapEntry: {
+            membership: components["schemas"]["Membership"];
+            permissions: components["schemas"]["Permission"][];
+            /**
+             * Format: int64
+             * @description Always 0: this server has no placement across instances.
+             */
+            placement_generation: number;
+            /** @description Always `null`: there are no plans. */
+            plan_name?: string | null;
+            workspace: components["schemas"]["Workspace"];
+        };
         Bot: {
             adapter: string;
             /**
@@ -1784,6 +1955,11 @@ export interface components {
          * @enum {string}
          */
         Bucket: "hour" | "day";
+        /** @description What a processor may receive: pipelines take messages only. */
+        Capability: {
+            message_only: boolean;
+            supported_event_patterns: string[];
+        };
         ChangePasswordRequest: {
             current_password: string;
             new_password: string;
@@ -1955,6 +2131,8 @@ export interface components {
             target_type: components["schemas"]["TargetType"];
             target_uuid?: string | null;
         };
+        /** @description `{}`: LangBot's wizard endpoints answer an empty object. */
+        Empty: Record<string, never>;
         /** @description The error body of every failed request. */
         ErrorBody: {
             code: components["schemas"]["ErrorCode"];
@@ -2200,6 +2378,11 @@ export interface components {
             uuid: string;
             workspace_uuid: string;
         };
+        /** @description Invitations are links to share; no e-mail is sent. */
+        InvitationDelivery: {
+            enabled: boolean;
+            provider?: string | null;
+        };
         InvitationEnvelope: {
             invitation: components["schemas"]["Invitation"];
         };
@@ -2251,6 +2434,17 @@ export interface components {
         };
         LanguageValue: {
             language: components["schemas"]["Language"];
+        };
+        /** @description Resource limits (LangBot's `system.limitation`); `-1` is unlimited. */
+        Limitation: {
+            /** Format: int64 */
+            max_bots: number;
+            /** Format: int64 */
+            max_extensions: number;
+            /** Format: int64 */
+            max_knowledge_bases: number;
+            /** Format: int64 */
+            max_pipelines: number;
         };
         LlmCallList: {
             /** Format: int64 */
@@ -2334,6 +2528,21 @@ export interface components {
              * @description Unix seconds.
              */
             ts: number;
+        };
+        /**
+         * @description Which login methods the login page offers (`GET /user/account-info`, LangBot's shape):
+         *     before the first account only `initialized: false`.
+         */
+        LoginMethods: {
+            authenticated_invitation_acceptance_enabled?: boolean | null;
+            initialized: boolean;
+            /** @description Invitation links register new accounts. */
+            invitation_registration_enabled?: boolean | null;
+            passkey_login_enabled?: boolean | null;
+            passkey_supported?: boolean | null;
+            /** @description Password login (the only method this server has). */
+            password_login_enabled?: boolean | null;
+            space_login_enabled?: boolean | null;
         };
         /** @description `user/auth` credentials: the email is not validated for shape (a wrong one simply fails). */
         LoginRequest: {
@@ -2880,6 +3089,47 @@ export interface components {
             label: string;
             name: string;
         };
+        /** @description A pipeline as a processor (LangBot's product item, without `config`). */
+        Processor: {
+            capability: components["schemas"]["Capability"];
+            /** @description Always `pipeline`. */
+            component_ref: string;
+            /** Format: date-time */
+            created_at: string;
+            description: string;
+            emoji: string;
+            for_version: string;
+            is_default: boolean;
+            /** @description Always `pipeline`. */
+            kind: string;
+            name: string;
+            stages: string[];
+            supported_event_patterns: string[];
+            /** Format: date-time */
+            updated_at: string;
+            uuid: string;
+            workspace_uuid: string;
+        };
+        /** @description A processor kind and the events it takes. */
+        ProcessorKind: {
+            message_only: boolean;
+            name: string;
+            supported_event_patterns: string[];
+        };
+        ProcessorList: {
+            agents: components["schemas"]["Processor"][];
+        };
+        /** @description The processor form (LangBot's `/agents/_/metadata`). */
+        ProcessorMetadata: {
+            /** @description Always empty: no event-processor runners are installed here. */
+            event_processors: Record<string, never>[];
+            /** @description Always `null`: tools are listed per pipeline by `GET /tools`. */
+            host_tools?: Record<string, never> | null;
+            kinds: components["schemas"]["ProcessorKind"][];
+            /** @description Always empty: no platform tools. */
+            platform_tools: Record<string, never>[];
+            runner_config?: null | components["schemas"]["SectionMeta"];
+        };
         PromptMessage: {
             content: string;
             role: components["schemas"]["PromptRole"];
@@ -3321,16 +3571,42 @@ export interface components {
         };
         /** @description Public facts about this instance. */
         SystemInfo: {
+            /** @description Always `true`: the account's password may be changed. */
+            allow_modify_login_info: boolean;
+            /** @description Always `""`: no LangBot Space service. */
+            cloud_service_url: string;
+            /**
+             * @description The fields below are LangBot's (its web UI reads them at start-up).
+             *     Always `false`: no debug mode.
+             */
+            debug: boolean;
+            /** @description Always `oss`: a self-hosted instance. */
+            deployment_mode: string;
+            /** @description Always `true`: no Space model service. */
+            disable_models_service: boolean;
             /** @description `community` unless several Workspaces are enabled (`multi_workspace`). */
             edition: string;
+            /** @description Always `false`: this server has no plugin marketplace. */
+            enable_marketplace: boolean;
             /** @description Whether the first account exists (`POST /api/v1/user/init` done). */
             initialized: boolean;
+            invitation_delivery: components["schemas"]["InvitationDelivery"];
+            /** @description No limits: every maximum is `-1`. */
+            limitation: components["schemas"]["Limitation"];
             /** @description Whether stdio MCP servers may be added (`mcp.stdio.enabled`). */
             mcp_stdio_enabled: boolean;
             /** @description Whether more than one Workspace may be created. */
             multi_workspace: boolean;
+            outbound_ips: string[];
             /** @description Server version. */
             version: string;
+            /** @description Where an unfinished wizard stopped, as last saved; `null` without a session. */
+            wizard_progress?: Record<string, never> | null;
+            /**
+             * @description The quick-start wizard in the caller's Workspace (`none`, `skipped` or `completed`);
+             *     `none` without a session.
+             */
+            wizard_status: string;
         };
         /** @enum {string} */
         TargetType: "pipeline" | "discard";
@@ -3557,6 +3833,13 @@ export interface components {
          * @enum {string}
          */
         Verdict: "selected" | "binding_disabled" | "event_pattern_mismatch" | "processor_incompatible" | "filters_mismatch" | "lower_priority";
+        /** @description `POST /system/wizard/completed` body. */
+        WizardOutcome: {
+            /** @description `completed` (default) or `skipped`. */
+            status?: string | null;
+        };
+        /** @description Where an unfinished wizard stopped, stored as sent. */
+        WizardProgress: Record<string, never>;
         Workspace: {
             /** Format: date-time */
             created_at: string;
@@ -3566,6 +3849,10 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             uuid: string;
+        };
+        /** @description The Workspaces a freshly logged-in account may enter, oldest first. */
+        WorkspaceBootstrap: {
+            workspaces: components["schemas"]["BootstrapEntry"][];
         };
         WorkspaceEnvelope: {
             workspace: components["schemas"]["Workspace"];
@@ -3585,6 +3872,169 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_processors: {
+        parameters: {
+            query?: {
+                sort_by?: "created_at" | "updated_at";
+                sort_order?: "DESC" | "ASC";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["ProcessorList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_processor_metadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["ProcessorMetadata"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_api_keys: {
         parameters: {
             query?: {
@@ -7435,6 +7885,55 @@ export interface operations {
             };
             /** @description Error: resource_not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_adapter_icon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                adapter_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11766,6 +12265,55 @@ export interface operations {
             };
         };
     };
+    get_requester_icon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_system_context: {
         parameters: {
             query?: never;
@@ -11861,6 +12409,15 @@ export interface operations {
             };
             /** @description Error: invalid_request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11967,6 +12524,190 @@ export interface operations {
             };
         };
     };
+    finish_wizard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WizardOutcome"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["Empty"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    save_wizard_progress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WizardProgress"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["Empty"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_tools: {
         parameters: {
             query?: {
@@ -12022,6 +12763,58 @@ export interface operations {
             };
             /** @description Error: resource_not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_login_methods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["LoginMethods"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12655,6 +13448,67 @@ export interface operations {
             };
             /** @description Error: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    bootstrap_workspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["WorkspaceBootstrap"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,10 +3,11 @@
 use serde::Deserialize;
 use utoipa::IntoParams;
 
+use crate::access::Access;
 use crate::access::RequestCtx;
 use crate::bots::adapters;
 use crate::bots::dto::{AdapterEnvelope, AdapterList};
-use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Image, Input, NoBody, NoParams, OpMeta, Operation};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -57,5 +58,32 @@ impl Operation for GetAdapter {
     ) -> ApiResult<AdapterEnvelope> {
         let adapter = adapters::find(&input.path.adapter_name).ok_or_else(ApiError::not_found)?;
         Ok(AdapterEnvelope { adapter })
+    }
+}
+
+/// `GET /platform/adapters/{adapter_name}/icon`: public, as it is an `<img src>`.
+pub struct GetAdapterIcon;
+
+impl Operation for GetAdapterIcon {
+    const META: OpMeta = OpMeta::get("get_adapter_icon", "/platform/adapters/{adapter_name}/icon")
+        .tag("bots")
+        .summary("An adapter's icon (SVG)")
+        .access(Access::Public);
+    type Path = AdapterPath;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = Image;
+
+    async fn run(
+        _: &AppState,
+        _: &RequestCtx,
+        input: Input<AdapterPath, NoParams, NoBody>,
+    ) -> ApiResult<Image> {
+        let adapter = adapters::find(&input.path.adapter_name)
+            .ok_or_else(|| ApiError::not_found().msg("adapter not found"))?;
+        Ok(Image::svg(crate::icons::badge(
+            adapter.name,
+            adapter.label.en_us,
+        )))
     }
 }

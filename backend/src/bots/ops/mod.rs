@@ -4,7 +4,7 @@ mod adapters;
 mod bots;
 mod dry_run;
 
-pub use adapters::{GetAdapter, ListAdapters};
+pub use adapters::{GetAdapter, GetAdapterIcon, ListAdapters};
 pub use bots::{CreateBot, DeleteBot, GetBot, ListBots, UpdateBot};
 pub use dry_run::DryRunBotEventRoute;
 

@@ -1,8 +1,10 @@
 //! Pipeline operations.
 
+mod agents;
 mod extensions;
 mod pipelines;
 
+pub use agents::*;
 pub use extensions::*;
 pub use pipelines::*;
 

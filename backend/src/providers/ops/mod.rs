@@ -10,5 +10,5 @@ pub use providers::{
     CreateModelProvider, DeleteModelProvider, GetModelProvider, ListModelProviders,
     UpdateModelProvider,
 };
-pub use requesters::{GetRequester, ListRequesters};
+pub use requesters::{GetRequester, GetRequesterIcon, ListRequesters};
 pub use starred::{GetDefaultModel, GetStarredModel, SetStarredModel};

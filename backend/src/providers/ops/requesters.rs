@@ -3,8 +3,9 @@
 use serde::Deserialize;
 use utoipa::IntoParams;
 
+use crate::access::Access;
 use crate::access::RequestCtx;
-use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Image, Input, NoBody, NoParams, OpMeta, Operation};
 use crate::error::{ApiError, ApiResult};
 use crate::providers::dto::{RequesterEnvelope, RequesterList, RequesterQuery};
 use crate::providers::requesters;
@@ -62,5 +63,32 @@ impl Operation for GetRequester {
     ) -> ApiResult<RequesterEnvelope> {
         let requester = requesters::find(&input.path.name).ok_or_else(ApiError::not_found)?;
         Ok(RequesterEnvelope { requester })
+    }
+}
+
+/// `GET /provider/requesters/{name}/icon`: public, as it is an `<img src>`.
+pub struct GetRequesterIcon;
+
+impl Operation for GetRequesterIcon {
+    const META: OpMeta = OpMeta::get("get_requester_icon", "/provider/requesters/{name}/icon")
+        .tag("providers")
+        .summary("A requester's icon (SVG)")
+        .access(Access::Public);
+    type Path = RequesterPath;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = Image;
+
+    async fn run(
+        _: &AppState,
+        _: &RequestCtx,
+        input: Input<RequesterPath, NoParams, NoBody>,
+    ) -> ApiResult<Image> {
+        let requester = requesters::find(&input.path.name)
+            .ok_or_else(|| ApiError::not_found().msg("requester not found"))?;
+        Ok(Image::svg(crate::icons::badge(
+            requester.name,
+            requester.label.en_us,
+        )))
     }
 }

@@ -11,7 +11,8 @@ pub use invitations::{
 pub use language::{GetWorkspaceMessageLanguage, SetWorkspaceMessageLanguage};
 pub use members::{ListMembers, RemoveMember, UpdateMemberRole};
 pub use workspace::{
-    CreateWorkspace, GetCurrentWorkspace, GetWorkspace, ListWorkspaces, RenameWorkspace,
+    BootstrapWorkspaces, CreateWorkspace, GetCurrentWorkspace, GetWorkspace, ListWorkspaces,
+    RenameWorkspace,
 };
 
 use serde::Deserialize;

@@ -8,7 +8,8 @@ use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation, PageQuery};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 use crate::workspaces::dto::{
-    CreatedWorkspace, CurrentWorkspace, WorkspaceEnvelope, WorkspaceList, WorkspaceName,
+    BootstrapEntry, CreatedWorkspace, CurrentWorkspace, WorkspaceBootstrap, WorkspaceEnvelope,
+    WorkspaceList, WorkspaceName,
 };
 use crate::workspaces::service;
 
@@ -36,6 +37,49 @@ impl Operation for ListWorkspaces {
             workspaces: page.into_iter().map(|(w, _)| w.into()).collect(),
             page: info,
         })
+    }
+}
+
+/// `GET /workspaces/bootstrap`: what LangBot's UI reads right after login to pick a Workspace.
+pub struct BootstrapWorkspaces;
+
+impl Operation for BootstrapWorkspaces {
+    const META: OpMeta = OpMeta::get("bootstrap_workspaces", "/workspaces/bootstrap")
+        .tag("workspaces")
+        .summary("Every Workspace the account may enter, with its membership and permissions")
+        .description("LangBot's shape; `X-Workspace-Id` is ignored.")
+        .access(Access::Account);
+    type Path = NoParams;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = WorkspaceBootstrap;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        _: Input<NoParams, NoParams, NoBody>,
+    ) -> ApiResult<WorkspaceBootstrap> {
+        let account = ctx.account()?;
+        let mut workspaces = Vec::new();
+        for (workspace, role) in service::active_memberships(&state.db, &account).await? {
+            let uuid = uuid::Uuid::parse_str(&workspace.uuid).map_err(ApiError::internal)?;
+            let permissions = role.permissions();
+            let scope = crate::access::WorkspaceCtx {
+                uuid,
+                permissions,
+                role: Some(role),
+                language: Default::default(),
+            };
+            let member = service::member(&state.db, &scope, &account).await?;
+            workspaces.push(BootstrapEntry {
+                workspace: workspace.into(),
+                membership: member.into(),
+                permissions: permissions.to_vec(),
+                placement_generation: 0,
+                plan_name: None,
+            });
+        }
+        Ok(WorkspaceBootstrap { workspaces })
     }
 }
 
