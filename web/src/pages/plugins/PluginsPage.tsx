@@ -11,7 +11,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { errorText, notifySuccess } from '../../components/notify';
 import { localize } from '../../forms/fields';
 import { blocked, componentsOf, idOf, metadataOf, type Plugin } from './model';
-import { useInstallPlugin, usePluginIcon, usePlugins, usePluginSystem, useSetPluginEnabled, useUninstallPlugin } from './queries';
+import { useInstallPlugin, usePluginIcon, usePlugins, usePluginSystem, useSetPluginEnabled, useUninstallPlugin, waitingFor } from './queries';
 
 import { addArea } from '../../i18n';
 import strings from '../../i18n/locales/en_US/plugins.json';
@@ -24,8 +24,11 @@ export default function PluginsPage() {
   const { t } = useTranslation();
   const { can } = useSession();
   const manage = can('resource.manage');
-  const system = usePluginSystem();
-  const list = usePlugins(system.data?.runtime_state === 'starting');
+  const [starting, setStarting] = useState(false);
+  const list = usePlugins(starting);
+  const system = usePluginSystem(waitingFor(list.data?.plugins));
+  const nowStarting = system.data?.runtime_state === 'starting';
+  if (nowStarting !== starting) setStarting(nowStarting);
   const install = useInstallPlugin();
   const [detail, setDetail] = useState<string | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);

@@ -21,14 +21,19 @@ const path = (id: string): Path => {
   return { author, name };
 };
 
-export function usePluginSystem() {
+/** `waiting`: an enabled plugin is not running yet (the runtime is being started for it). */
+export function usePluginSystem(waiting: boolean) {
   const { ws } = useSession();
   return useQuery({
     queryKey: pluginKeys.status(ws),
     queryFn: () => unwrap(api.GET('/api/v1/system/status/plugin-system')),
-    refetchInterval: (query) => (query.state.data?.runtime_state === 'starting' ? POLL_MS : false),
+    refetchInterval: (query) => (waiting || query.state.data?.runtime_state === 'starting' ? POLL_MS : false),
   });
 }
+
+/** Whether an enabled plugin is still waiting for the runtime to run it. */
+export const waitingFor = (plugins: { enabled: boolean; status: string }[] | undefined): boolean =>
+  plugins?.some((p) => p.enabled && p.status !== 'initialized') ?? false;
 
 export function usePlugins(starting: boolean) {
   const { ws } = useSession();
@@ -36,7 +41,7 @@ export function usePlugins(starting: boolean) {
     queryKey: pluginKeys.all(ws),
     queryFn: () => unwrap(api.GET('/api/v1/plugins')),
     // A plugin shows `unmounted` until the runtime has it running.
-    refetchInterval: (query) => (starting || query.state.data?.plugins.some((p) => p.enabled && p.status !== 'initialized') ? POLL_MS : false),
+    refetchInterval: (query) => (starting || waitingFor(query.state.data?.plugins) ? POLL_MS : false),
   });
 }
 
