@@ -105,10 +105,18 @@ describe('plugins page', () => {
     expect(await greeting.inputValue()).toBe('hello');
     await greeting.fill('good morning');
     await dialog.getByLabel('API key').fill('weather-secret-1');
+    // The file-typed field: uploaded first, then held as {file_key, mimetype}.
+    const chooser = page.waitForEvent('filechooser');
+    await dialog.getByRole('button', { name: 'Upload a file for Document' }).click();
+    await (await chooser).setFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('sunny all week') });
+    await dialog.getByTestId('config-file').waitFor();
     await dialog.getByTestId('save-config').click();
     await page.getByText('Plugin config saved').waitFor();
     const saved = await call(baseUrl, 'GET', '/api/v1/plugins/tester/weather/config', { token: await token() });
-    expect(saved.data.config).toEqual({ greeting: 'good morning', api_key: '***' });
+    const { document, ...rest } = saved.data.config as { document: { file_key: string; mimetype: string } };
+    expect(rest).toEqual({ greeting: 'good morning', api_key: '***' });
+    expect(document.mimetype).toBe('text/plain');
+    expect(document.file_key).toMatch(/^plugin_config_[0-9a-f]{32}\.txt$/);
     await shot(page, 'plugin-config');
 
     await dialog.getByRole('tab', { name: 'Tools' }).click();

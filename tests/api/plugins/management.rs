@@ -96,7 +96,7 @@ async fn an_installed_plugin_is_listed_configured_and_uninstalled() {
         .flatten()
         .filter_map(|c| c["manifest"]["manifest"]["kind"].as_str())
         .collect();
-    assert_eq!(kinds, vec!["Tool"; 8]);
+    assert_eq!(kinds, vec!["Tool"; 9]);
     assert_eq!(
         p["plugin_config"],
         json!({ "greeting": "hello", "api_key": "" })

@@ -1,7 +1,7 @@
 // One plugin: its config (the form its manifest declares; secrets stay `***`), its Tools with
 // what the model is told about them, its readme and this replica's runtime log lines for it.
 import { Alert, Button, Code, Group, Modal, ScrollArea, Skeleton, Stack, Table, Tabs, Text } from '@mantine/core';
-import { useForm } from '@mantine/form';
+import { useForm, type UseFormReturnType } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
@@ -9,9 +9,10 @@ import { jsonObject } from '../../api/json';
 import { useSession } from '../../app/session-context';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { errorText, notifySuccess } from '../../components/notify';
-import { ConfigForm, validateFields } from '../../forms/ConfigForm';
+import { ConfigForm, type CustomRenderer, validateFields } from '../../forms/ConfigForm';
 import { type FormField, initialValues, localize, submittedValues } from '../../forms/fields';
 import { applyServerErrors } from '../../forms/serverErrors';
+import { FileField } from './FileField';
 import { componentsOf, configFields, metadataOf, type Plugin } from './model';
 import { usePluginConfig, usePluginLogs, usePluginReadme, useSavePluginConfig } from './queries';
 
@@ -70,8 +71,9 @@ function ConfigTab({ id, fields, manage }: { id: string; fields: FormField[]; ma
 function ConfigEditor({ id, fields, stored, manage }: { id: string; fields: FormField[]; stored: Record<string, unknown>; manage: boolean }) {
   const { t } = useTranslation();
   const save = useSavePluginConfig(id);
+  // Controlled: the file fields render from the current values.
   const form = useForm<{ config: Record<string, unknown> }>({
-    mode: 'uncontrolled',
+    mode: 'controlled',
     initialValues: { config: initialValues(fields, stored) },
     validate: (values) => validateFields(fields, values.config, t, 'config'),
   });
@@ -84,7 +86,7 @@ function ConfigEditor({ id, fields, stored, manage }: { id: string; fields: Form
     <form onSubmit={form.onSubmit(submit)} noValidate>
       <Stack>
         <fieldset disabled={!manage} style={{ border: 0, padding: 0, margin: 0 }}>
-          <ConfigForm form={form} fields={fields} prefix="config" />
+          <ConfigForm form={form} fields={fields} prefix="config" renderers={fileRenderers(form)} />
         </fieldset>
         {save.isError && (
           <Alert color="red" variant="light" data-testid="config-error">
@@ -101,6 +103,26 @@ function ConfigEditor({ id, fields, stored, manage }: { id: string; fields: Form
       </Stack>
     </form>
   );
+}
+
+/** `file` and `array[file]` fields upload their files and hold `{file_key, mimetype}`. */
+function fileRenderers(form: UseFormReturnType<{ config: Record<string, unknown> }>): Record<string, CustomRenderer> {
+  const render =
+    (multiple: boolean): CustomRenderer =>
+    ({ path, label, description }) => {
+      const input = form.getInputProps(path);
+      return (
+        <FileField
+          label={label}
+          description={description}
+          multiple={multiple}
+          value={input.value as unknown}
+          onChange={(v) => form.setFieldValue(path, v)}
+          error={typeof input.error === 'string' ? input.error : undefined}
+        />
+      );
+    };
+  return { file: render(false), 'array[file]': render(true) };
 }
 
 function ToolsTab({ plugin }: { plugin: Plugin }) {

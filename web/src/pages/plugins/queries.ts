@@ -144,3 +144,23 @@ export function useUninstallPlugin() {
     onSettled: invalidate,
   });
 }
+
+/** A file for a `file` / `array[file]` config field; answers the value to store. */
+export function useUploadConfigFile() {
+  return useMutation({
+    mutationFn: async (file: File) => {
+      const { file_key } = await unwrap(
+        api.POST('/api/v1/plugins/config-files', {
+          body: { file: '' },
+          bodySerializer: () => {
+            const form = new FormData();
+            form.append('file', file, file.name);
+            return form;
+          },
+        }),
+      );
+      return { file_key, mimetype: file.type || 'application/octet-stream' };
+    },
+    meta: { quiet: true },
+  });
+}
