@@ -88,7 +88,7 @@ impl Respond for Script {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let body = match body_of(req, |m| error("invalid_request_error", m)) {
             Ok(b) => b,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         let key = req.headers.get("x-api-key").and_then(|v| v.to_str().ok());
         if key != Some(KEY) {

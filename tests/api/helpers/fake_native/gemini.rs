@@ -78,7 +78,7 @@ impl Respond for Generate {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let body = match body_of(req, |m| error(400, "INVALID_ARGUMENT", m)) {
             Ok(b) => b,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         let key = req
             .headers
@@ -138,7 +138,7 @@ impl Respond for Embed {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let body = match body_of(req, |m| error(400, "INVALID_ARGUMENT", m)) {
             Ok(b) => b,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         if req
             .headers

@@ -95,9 +95,12 @@ pub fn halves(s: &str) -> (&str, &str) {
 }
 
 /// The body as JSON, or a 400 in the shape `error(message)` gives.
-pub fn body_of(req: &Request, error: impl Fn(&str) -> Value) -> Result<Value, ResponseTemplate> {
+pub fn body_of(
+    req: &Request,
+    error: impl Fn(&str) -> Value,
+) -> Result<Value, Box<ResponseTemplate>> {
     req.body_json::<Value>()
-        .map_err(|_| ResponseTemplate::new(400).set_body_json(error("invalid JSON body")))
+        .map_err(|_| Box::new(ResponseTemplate::new(400).set_body_json(error("invalid JSON body"))))
 }
 
 /// `event:`-named SSE frames.

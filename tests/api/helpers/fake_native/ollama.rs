@@ -46,7 +46,7 @@ impl Respond for Chat {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let body = match body_of(req, error) {
             Ok(b) => b,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         if let Some(why) = refusal(&body) {
             return ResponseTemplate::new(400).set_body_json(error(&why));
@@ -92,7 +92,7 @@ impl Respond for Embed {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let body = match body_of(req, error) {
             Ok(b) => b,
-            Err(r) => return r,
+            Err(r) => return *r,
         };
         let inputs: Vec<String> = match &body["input"] {
             Value::String(s) => vec![s.clone()],
