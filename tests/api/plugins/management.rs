@@ -99,7 +99,7 @@ async fn an_installed_plugin_is_listed_configured_and_uninstalled() {
     assert_eq!(kinds, vec!["Tool"; 9]);
     assert_eq!(
         p["plugin_config"],
-        json!({ "greeting": "hello", "api_key": "" })
+        json!({ "greeting": "hello", "api_key": "", "document": null })
     );
 
     // Config: the manifest's form; secrets masked, `***` keeps them; unknown fields refused.
@@ -117,7 +117,7 @@ async fn an_installed_plugin_is_listed_configured_and_uninstalled() {
     let res = app.call(&owner, None, Method::GET, &config, None).await;
     assert_eq!(
         res.data()["config"],
-        json!({ "greeting": "hey", "api_key": "***" })
+        json!({ "greeting": "hey", "api_key": "***", "document": null })
     );
     let res = app
         .call(
