@@ -108,8 +108,8 @@ pub fn catalog() -> &'static Catalog {
             // plugins
             op::<plugins::ListPlugins>(),
             // Before `/plugins/{author}/{name}`, which would take `config-files` for an author.
-            op::<crate::plugins::config_files::UploadConfigFile>(),
-            op::<crate::plugins::config_files::DeleteConfigFile>(),
+            op::<crate::plugins::config_files::UploadPluginConfigFile>(),
+            op::<crate::plugins::config_files::DeletePluginConfigFile>(),
             op::<plugins::GetPlugin>(),
             op::<plugins::InstallPluginPackage>(),
             op::<plugins::InstallPluginDirectory>(),

@@ -116,7 +116,7 @@ describe('plugins page', () => {
     const { document, ...rest } = saved.data.config as { document: { file_key: string; mimetype: string } };
     expect(rest).toEqual({ greeting: 'good morning', api_key: '***' });
     expect(document.mimetype).toBe('text/plain');
-    expect(document.file_key).toMatch(/^plugin_config_[0-9a-f]{32}\.txt$/);
+    expect(document.file_key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     await shot(page, 'plugin-config');
 
     await dialog.getByRole('tab', { name: 'Tools' }).click();

@@ -35,26 +35,15 @@ pub struct ConfigFilePath {
     pub file_key: String,
 }
 
-/// `plugin_config_<32 hex>[.<ext>]`, the extension kept when it is short and plain.
-fn new_key(filename: &str) -> String {
-    let id = uuid::Uuid::new_v4().simple();
-    let ext = filename
-        .rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .filter(|e| !e.is_empty() && e.len() <= 10 && e.chars().all(|c| c.is_ascii_alphanumeric()));
-    match ext {
-        Some(ext) => format!("plugin_config_{id}.{ext}"),
-        None => format!("plugin_config_{id}"),
-    }
+/// A new key: a UUID, like every other id of the API (the value beside it carries the
+/// file's `mimetype`).
+fn new_key() -> String {
+    uuid::Uuid::new_v4().to_string()
 }
 
 /// A key as `new_key` makes them (anything else cannot name a stored file).
 fn valid_key(key: &str) -> bool {
-    key.len() <= 255
-        && key.starts_with("plugin_config_")
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    uuid::Uuid::parse_str(key).is_ok()
 }
 
 /// The bytes of `key` in `ws`, for the plugin host's `get_config_file`.
@@ -65,9 +54,9 @@ pub async fn read(state: &AppState, ws: &WorkspaceCtx, key: &str) -> ApiResult<O
     storage::get(&state.db, ws, OWNER_TYPE, OWNER, key).await
 }
 
-pub struct UploadConfigFile;
+pub struct UploadPluginConfigFile;
 
-impl Operation for UploadConfigFile {
+impl Operation for UploadPluginConfigFile {
     const META: OpMeta = OpMeta::post("upload_plugin_config_file", "/plugins/config-files")
         .tag("plugins")
         .summary("Upload a file for a plugin's file-typed config field")
@@ -94,15 +83,15 @@ impl Operation for UploadConfigFile {
                 .msg("A config file is at most 10 MiB")
                 .field("file", "is larger than 10 MiB"));
         }
-        let file_key = new_key(&file.filename);
+        let file_key = new_key();
         storage::set(&state.db, ws, OWNER_TYPE, OWNER, &file_key, file.bytes).await?;
         Ok(ConfigFileKey { file_key })
     }
 }
 
-pub struct DeleteConfigFile;
+pub struct DeletePluginConfigFile;
 
-impl Operation for DeleteConfigFile {
+impl Operation for DeletePluginConfigFile {
     const META: OpMeta = OpMeta::delete(
         "delete_plugin_config_file",
         "/plugins/config-files/{file_key}",
@@ -122,6 +111,14 @@ impl Operation for DeleteConfigFile {
     ) -> ApiResult<ConfigFileDeleted> {
         let ws = ctx.workspace()?;
         let key = input.path.file_key;
+        if !valid_key(&key) {
+            return Err(
+                ApiError::invalid("file_key is not a config file key").field(
+                    "file_key",
+                    "is not a key answered by POST /plugins/config-files",
+                ),
+            );
+        }
         if read(state, ws, &key).await?.is_none() {
             return Err(ApiError::not_found().msg("Config file not found"));
         }
@@ -135,16 +132,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_keep_a_plain_extension_and_only_made_keys_are_valid() {
-        let k = new_key("report.PDF");
-        assert!(
-            k.starts_with("plugin_config_") && k.ends_with(".pdf"),
-            "{k}"
-        );
-        assert!(valid_key(&k));
-        assert!(!new_key("x.tar/../../etc").contains('/'));
-        assert!(!new_key("noext").contains('.'));
-        assert!(!valid_key("../plugin_config_x"));
+    fn only_made_keys_are_valid() {
+        assert!(valid_key(&new_key()));
+        assert!(!valid_key("../etc/passwd"));
         assert!(!valid_key("visits"));
     }
 }
