@@ -21,6 +21,7 @@ pub fn catalog() -> &'static Catalog {
         use crate::runtime::ops as rt;
         use crate::system::ops as system;
         use crate::tools::ops as tools;
+        use crate::unavailable::ops as na;
         use crate::workspaces::ops as ws;
         Catalog::new(vec![
             // system
@@ -162,6 +163,21 @@ pub fn catalog() -> &'static Catalog {
             op::<mon::GetInflightExecutions>(),
             op::<mon::StreamInflightExecutions>(),
             op::<mon::ExportMonitoring>(),
+            // features this server does not have, answered "none" in LangBot's shapes
+            op::<na::ListKnowledgeBases>(),
+            op::<na::GetKnowledgeMigrationStatus>(),
+            op::<na::ListSkills>(),
+            op::<na::ListAssistantConversations>(),
+            op::<na::ListSystemTasks>(),
+            op::<na::ListMarketplacePlugins>(),
+            op::<na::GetBoxStatus>(),
+            op::<na::GetBoxRuntimeStatus>(),
+            op::<na::ListBoxSessions>(),
+            op::<na::ListLangbotReleases>(),
+            op::<na::GetLangbotRepoInfo>(),
+            op::<na::GetMonitoringFeedbackStats>(),
+            op::<na::ListMonitoringFeedback>(),
+            op::<na::PreviewPipelineMigration>(),
         ])
     })
 }

@@ -39,4 +39,5 @@ pub mod state;
 pub mod system;
 pub mod telemetry;
 pub mod tools;
+pub mod unavailable;
 pub mod workspaces;

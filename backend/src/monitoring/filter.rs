@@ -83,6 +83,12 @@ pub struct MonitoringFilter {
     #[serde(default)]
     #[param(inline)]
     pub mode: Option<Mode>,
+    /// LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+    /// value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+    /// `agent` and `event` select none.
+    #[serde(default)]
+    #[validate(length(max = 32))]
+    pub source: Option<String>,
     #[validate(range(min = 1, max = 1000))]
     pub limit: Option<u64>,
     #[validate(range(max = 10_000_000))]
@@ -91,6 +97,13 @@ pub struct MonitoringFilter {
     #[serde(default)]
     #[param(inline)]
     pub bucket: Option<Bucket>,
+}
+
+impl MonitoringFilter {
+    /// Whether `source` leaves out pipeline runs (the only executions this server records).
+    pub fn excludes_pipeline_runs(&self) -> bool {
+        matches!(self.source.as_deref(), Some("agent" | "event"))
+    }
 }
 
 fn each(

@@ -199,6 +199,19 @@ pub async fn executions(
 ) -> ApiResult<ExecutionPage> {
     let w = f.window()?;
     let (limit, offset) = (f.limit(50), f.offset());
+    if f.excludes_pipeline_runs() {
+        return Ok(ExecutionPage {
+            items: Vec::new(),
+            total: 0,
+            limit,
+            offset,
+            has_more: false,
+            summary: Summary {
+                executions: ExecutionSummary::default(),
+                tokens: Tokens::default(),
+            },
+        });
+    }
     let cond = execution_condition(ws, f, w);
     // The page and the status counts (whose sum is the total; with the tokens of those
     // executions) are independent: run them side by side on the pool.

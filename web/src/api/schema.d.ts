@@ -82,6 +82,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/assistant/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Assistant conversations: always none (the assistant is not available here) */
+        get: operations["list_assistant_conversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/box/runtime-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Box runtime: not available (and hidden) */
+        get: operations["get_box_runtime_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/box/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Box sessions: always `[]` */
+        get: operations["list_box_sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/box/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Box sandbox: not available (and hidden) */
+        get: operations["get_box_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dist/info/releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** LangBot releases: always `[]` (no update check) */
+        get: operations["list_langbot_releases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dist/info/repo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** LangBot's repository info: `{repo: null}` (nothing is fetched from GitHub) */
+        get: operations["get_langbot_repo_info"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invitations/accept": {
         parameters: {
             query?: never;
@@ -113,6 +215,57 @@ export interface paths {
         put?: never;
         /** What an invitation token grants */
         post: operations["inspect_invitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/bases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Knowledge bases: always none (not available here) */
+        get: operations["list_knowledge_bases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge/migration/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Knowledge-base migration: never needed (no knowledge bases here) */
+        get: operations["get_knowledge_migration_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/plugins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Marketplace plugins: always none (there is no marketplace) */
+        get: operations["list_marketplace_plugins"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -299,6 +452,40 @@ export interface paths {
          * @description `type` (messages, llm_calls, tool_calls, embedding_calls, errors, sessions; default messages), `format` (csv, the default, or ndjson) and `limit` (1 to 50000; without it, every matching record) beside the list filters. CSV has a header row, then one row per record; NDJSON one JSON object per line; newest first. Streamed page by page.
          */
         get: operations["export_monitoring"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/monitoring/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** User feedback: always none (no adapter here reports feedback) */
+        get: operations["list_monitoring_feedback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/monitoring/feedback/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** User feedback totals: always zero (no adapter here reports feedback) */
+        get: operations["get_monitoring_feedback_stats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -533,6 +720,23 @@ export interface paths {
         };
         /** The pipeline config form: sections, stages, items with types, defaults and options */
         get: operations["get_pipeline_metadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pipelines/_/migration/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Legacy-pipeline migration preview: nothing to migrate */
+        get: operations["preview_pipeline_migration"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1359,6 +1563,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Skills: always none (not available here) */
+        get: operations["list_skills"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/system/context": {
         parameters: {
             query?: never;
@@ -1405,6 +1626,23 @@ export interface paths {
         };
         /** Whether the plugin system is on and this Workspace's runtime runs (or why not) */
         get: operations["get_plugin_system_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/system/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Background tasks: always none (operations here finish within their request) */
+        get: operations["list_system_tasks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1944,6 +2182,10 @@ export interface components {
             /** @description The `lbk_…` secret, shown only once. */
             key: string;
         };
+        /** @description `{conversations: []}`: the assistant is not available. */
+        AssistantConversationList: {
+            conversations: Record<string, never>[];
+        };
         /** @description One Workspace the account may enter (`GET /workspaces/bootstrap`, LangBot's shape). */
         BootstrapEntry: {
             membership: components["schemas"]["Membership"];
@@ -1986,6 +2228,16 @@ export interface components {
         };
         BotList: components["schemas"]["PageInfo"] & {
             bots: components["schemas"]["Bot"][];
+        };
+        /** @description Box (LangBot's sandbox runtime): not available, and `hidden` so the UI shows no Box panel. */
+        BoxStatus: {
+            available: boolean;
+            connector_error?: string | null;
+            enabled: boolean;
+            hidden: boolean;
+            profile?: string | null;
+            /** Format: int64 */
+            recent_error_count: number;
         };
         /**
          * @description Time-series bucket size.
@@ -2177,6 +2429,8 @@ export interface components {
         };
         /** @description `{}`: LangBot's wizard endpoints answer an empty object. */
         Empty: Record<string, never>;
+        /** @description A list answered as a bare JSON array (`[]`), as LangBot's Box sessions and releases are. */
+        EmptyArray: Record<string, never>[];
         /** @description The error body of every failed request. */
         ErrorBody: {
             code: components["schemas"]["ErrorCode"];
@@ -2310,6 +2564,28 @@ export interface components {
             plugins: components["schemas"]["PluginRef"][];
             /** @default [] */
             skills: string[];
+        };
+        /** @description `{feedback: [], total: 0, limit, offset}`. */
+        FeedbackList: {
+            feedback: Record<string, never>[];
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            total: number;
+        };
+        /** @description Feedback totals: no platform adapter here reports likes or dislikes. */
+        FeedbackStats: {
+            by_bot: Record<string, never>[];
+            /** Format: double */
+            satisfaction_rate: number;
+            /** Format: int64 */
+            total_dislikes: number;
+            /** Format: int64 */
+            total_feedback: number;
+            /** Format: int64 */
+            total_likes: number;
         };
         /** @description A field-level validation problem. */
         FieldError: {
@@ -2457,6 +2733,18 @@ export interface components {
              *     `model-fallback-selector` or `prompt-editor`.
              */
             type: string;
+        };
+        /** @description `{bases: []}`: no knowledge bases. */
+        KnowledgeBaseList: {
+            bases: Record<string, never>[];
+        };
+        /** @description Whether LangBot's old built-in knowledge bases need moving to a plugin: never here. */
+        KnowledgeMigrationStatus: {
+            /** Format: int64 */
+            external_kb_count: number;
+            /** Format: int64 */
+            internal_kb_count: number;
+            needed: boolean;
         };
         /** @description A localized label. */
         Label: {
@@ -2612,6 +2900,12 @@ export interface components {
             plugin_author?: string | null;
             plugin_name?: string | null;
             plugin_version?: string | null;
+        };
+        /** @description `{plugins: [], total: 0}`: there is no marketplace. */
+        MarketplacePluginList: {
+            plugins: Record<string, never>[];
+            /** Format: int64 */
+            total: number;
         };
         McpServer: {
             /** Format: date-time */
@@ -2791,6 +3085,12 @@ export interface components {
             offset?: number | null;
             pipeline_ids?: string[];
             session_ids?: string[];
+            /**
+             * @description LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+             *     value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+             *     `agent` and `event` select none.
+             */
+            source?: string | null;
             /** @description RFC 3339 (or ISO 8601 without offset, read as UTC). */
             start_time?: string | null;
             /** @description Execution status groups. */
@@ -3058,6 +3358,17 @@ export interface components {
         PipelineMetadata: {
             configs: components["schemas"]["SectionMeta"][];
         };
+        /**
+         * @description LangBot's legacy-pipeline migration preview: nothing to migrate. LangBot's UI checks that
+         *     `workspace_uuid` is the current Workspace and `total == items.length`.
+         */
+        PipelineMigrationPreview: {
+            items: Record<string, never>[];
+            planner_version: string;
+            /** Format: int64 */
+            total: number;
+            workspace_uuid: string;
+        };
         PipelineRef: {
             name: string;
             uuid: string;
@@ -3259,6 +3570,10 @@ export interface components {
         };
         RemovedMember: {
             account_uuid: string;
+        };
+        /** @description `{repo: null}`: no release information (nothing is fetched from GitHub). */
+        RepoInfo: {
+            repo?: Record<string, never> | null;
         };
         /** @description A requester: how providers of this kind are called. */
         Requester: {
@@ -3551,6 +3866,10 @@ export interface components {
             /** @description Required (checked once the plugin is found, so an unknown plugin is a 404 first). */
             enabled?: boolean | null;
         };
+        /** @description `{skills: []}`. */
+        SkillList: {
+            skills: Record<string, never>[];
+        };
         /** @description What is in flight now. */
         Snapshot: {
             /** Format: int64 */
@@ -3654,6 +3973,15 @@ export interface components {
         };
         /** @enum {string} */
         TargetType: "pipeline" | "discard";
+        /**
+         * @description `{tasks: [], id_index: 0}`: operations here finish within their request, so no
+         *     background task is ever pending.
+         */
+        TaskList: {
+            /** Format: int64 */
+            id_index: number;
+            tasks: Record<string, never>[];
+        };
         /** @description A draft to test (server name `_`); ignored for a saved server. */
         TestMcpServer: {
             enable?: boolean | null;
@@ -4511,6 +4839,480 @@ export interface operations {
             };
         };
     };
+    list_assistant_conversations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["AssistantConversationList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_box_runtime_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["BoxStatus"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_box_sessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["EmptyArray"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_box_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["BoxStatus"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_langbot_releases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["EmptyArray"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_langbot_repo_info: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["RepoInfo"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     accept_invitation: {
         parameters: {
             query?: never;
@@ -4641,6 +5443,248 @@ export interface operations {
             };
             /** @description Error: payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_knowledge_bases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["KnowledgeBaseList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_knowledge_migration_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["KnowledgeMigrationStatus"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_marketplace_plugins: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                sort_by?: string;
+                sort_order?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["MarketplacePluginList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5310,6 +6354,12 @@ export interface operations {
                 /** @description Execution status groups. */
                 statuses?: ("queued" | "running" | "completed" | "failed" | "cancelled" | "ignored")[];
                 mode?: "all" | "real" | "debug";
+                /**
+                 * @description LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+                 *     value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+                 *     `agent` and `event` select none.
+                 */
+                source?: string;
                 limit?: number;
                 offset?: number;
                 /** @description Time-series buckets of token-statistics (`hour` by default). */
@@ -5487,6 +6537,12 @@ export interface operations {
                 /** @description Execution status groups. */
                 statuses?: ("queued" | "running" | "completed" | "failed" | "cancelled" | "ignored")[];
                 mode?: "all" | "real" | "debug";
+                /**
+                 * @description LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+                 *     value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+                 *     `agent` and `event` select none.
+                 */
+                source?: string;
                 limit?: number;
                 offset?: number;
                 /** @description Time-series buckets of token-statistics (`hour` by default). */
@@ -5581,6 +6637,12 @@ export interface operations {
                 /** @description Execution status groups. */
                 statuses?: ("queued" | "running" | "completed" | "failed" | "cancelled" | "ignored")[];
                 mode?: "all" | "real" | "debug";
+                /**
+                 * @description LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+                 *     value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+                 *     `agent` and `event` select none.
+                 */
+                source?: string;
                 limit?: number;
                 offset?: number;
                 /** @description Time-series buckets of token-statistics (`hour` by default). */
@@ -5766,6 +6828,12 @@ export interface operations {
                 /** @description Execution status groups. */
                 statuses?: ("queued" | "running" | "completed" | "failed" | "cancelled" | "ignored")[];
                 mode?: "all" | "real" | "debug";
+                /**
+                 * @description LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+                 *     value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+                 *     `agent` and `event` select none.
+                 */
+                source?: string;
                 /** @description Time-series buckets of token-statistics (`hour` by default). */
                 bucket?: "hour" | "day";
                 type?: "messages" | "llm_calls" | "tool_calls" | "embedding_calls" | "sessions" | "errors";
@@ -5786,6 +6854,184 @@ export interface operations {
                 content: {
                     "application/x-ndjson": string;
                     "text/csv": string;
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_monitoring_feedback: {
+        parameters: {
+            query?: {
+                bot_ids?: string[];
+                pipeline_ids?: string[];
+                start_time?: string;
+                end_time?: string;
+                mode?: string;
+                /** @description 1 = like, 2 = dislike. */
+                feedback_type?: number;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["FeedbackList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_monitoring_feedback_stats: {
+        parameters: {
+            query?: {
+                bot_ids?: string[];
+                pipeline_ids?: string[];
+                start_time?: string;
+                end_time?: string;
+                mode?: string;
+                /** @description 1 = like, 2 = dislike. */
+                feedback_type?: number;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["FeedbackStats"];
+                        msg: string;
+                    };
                 };
             };
             /** @description Error: invalid_request */
@@ -6019,6 +7265,12 @@ export interface operations {
                 /** @description Execution status groups. */
                 statuses?: ("queued" | "running" | "completed" | "failed" | "cancelled" | "ignored")[];
                 mode?: "all" | "real" | "debug";
+                /**
+                 * @description LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+                 *     value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+                 *     `agent` and `event` select none.
+                 */
+                source?: string;
                 limit?: number;
                 offset?: number;
                 /** @description Time-series buckets of token-statistics (`hour` by default). */
@@ -6113,6 +7365,12 @@ export interface operations {
                 /** @description Execution status groups. */
                 statuses?: ("queued" | "running" | "completed" | "failed" | "cancelled" | "ignored")[];
                 mode?: "all" | "real" | "debug";
+                /**
+                 * @description LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+                 *     value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+                 *     `agent` and `event` select none.
+                 */
+                source?: string;
                 limit?: number;
                 offset?: number;
                 /** @description Time-series buckets of token-statistics (`hour` by default). */
@@ -6207,6 +7465,12 @@ export interface operations {
                 /** @description Execution status groups. */
                 statuses?: ("queued" | "running" | "completed" | "failed" | "cancelled" | "ignored")[];
                 mode?: "all" | "real" | "debug";
+                /**
+                 * @description LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+                 *     value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+                 *     `agent` and `event` select none.
+                 */
+                source?: string;
                 limit?: number;
                 offset?: number;
                 /** @description Time-series buckets of token-statistics (`hour` by default). */
@@ -6396,6 +7660,12 @@ export interface operations {
                 /** @description Execution status groups. */
                 statuses?: ("queued" | "running" | "completed" | "failed" | "cancelled" | "ignored")[];
                 mode?: "all" | "real" | "debug";
+                /**
+                 * @description LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+                 *     value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+                 *     `agent` and `event` select none.
+                 */
+                source?: string;
                 limit?: number;
                 offset?: number;
                 /** @description Time-series buckets of token-statistics (`hour` by default). */
@@ -6591,6 +7861,12 @@ export interface operations {
                 /** @description Execution status groups. */
                 statuses?: ("queued" | "running" | "completed" | "failed" | "cancelled" | "ignored")[];
                 mode?: "all" | "real" | "debug";
+                /**
+                 * @description LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+                 *     value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+                 *     `agent` and `event` select none.
+                 */
+                source?: string;
                 limit?: number;
                 offset?: number;
                 /** @description Time-series buckets of token-statistics (`hour` by default). */
@@ -6685,6 +7961,12 @@ export interface operations {
                 /** @description Execution status groups. */
                 statuses?: ("queued" | "running" | "completed" | "failed" | "cancelled" | "ignored")[];
                 mode?: "all" | "real" | "debug";
+                /**
+                 * @description LangBot's execution kinds: `pipeline`, `agent`, `event` or `all` (the default; any other
+                 *     value counts as `all`, as LangBot does). Every execution here is a pipeline run, so
+                 *     `agent` and `event` select none.
+                 */
+                source?: string;
                 limit?: number;
                 offset?: number;
                 /** @description Time-series buckets of token-statistics (`hour` by default). */
@@ -7005,6 +8287,85 @@ export interface operations {
             };
             /** @description Error: invalid_authentication */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    preview_pipeline_migration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PipelineMigrationPreview"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12531,6 +13892,85 @@ export interface operations {
             };
         };
     };
+    list_skills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["SkillList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_system_context: {
         parameters: {
             query?: never;
@@ -12681,6 +14121,90 @@ export interface operations {
                         /** @enum {integer} */
                         code: 0;
                         data: components["schemas"]["PluginSystemStatus"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_system_tasks: {
+        parameters: {
+            query?: {
+                /** @description `system` or `user`. */
+                type?: string;
+                /** @description e.g. `plugin-operation`. */
+                kind?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["TaskList"];
                         msg: string;
                     };
                 };
