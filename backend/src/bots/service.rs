@@ -41,6 +41,33 @@ pub fn embed_code(public_url: &str, uuid: &str) -> String {
 }
 
 /// Enabled bots of any Workspace using one of `adapters` (the runtime's supervisor).
+/// What the adapter reports at run time (LangBot's `adapter_runtime_values`), for the
+/// bot API and for plugins' `get_bot_info` alike.
+pub async fn runtime_values(
+    state: &crate::state::AppState,
+    row: &bot::Model,
+) -> super::dto::RuntimeValues {
+    let public = state.settings.public_url();
+    let path = webhook_path(&row.uuid);
+    let store = state.store.as_ref();
+    let status = super::status::get(store, &row.uuid).await;
+    super::dto::RuntimeValues {
+        webhook_full_url: format!("{public}{path}"),
+        webhook_url: path,
+        // An http_bot has no platform account: LangBot's account id for it is `http_bot`
+        // (an `At` with it, or with the uuid, mentions the bot).
+        bot_account_id: status
+            .as_ref()
+            .and_then(|s| s.bot_account_id.clone())
+            .or_else(|| {
+                (row.adapter == adapters::HTTP_BOT).then(|| adapters::HTTP_BOT.to_string())
+            }),
+        state: status,
+        logs: super::status::logs(store, &row.uuid).await,
+        embed_code: (row.adapter == adapters::WEB_PAGE_BOT).then(|| embed_code(&public, &row.uuid)),
+    }
+}
+
 pub async fn enabled_with_adapters(
     db: &impl ConnectionTrait,
     adapters: &[&str],
