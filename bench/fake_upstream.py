@@ -4,9 +4,10 @@
 
     fake_upstream.py PORT      # serves /v1/chat/completions, /cb and /count
 
-Tool mode (bench/tools.sh): when tools are offered and the user says
-"tools <name> <count> [seconds]", the model asks for <count> calls of <name> at once; once the
-results come back it answers "done". With $FAKE_TOOL_LOG set, it appends when it sent each
+Tool mode (bench/tools.sh, bench/plugins.sh): when tools are offered and the user says
+"tools <name> <count> [seconds]", the model asks for <count> calls of <name> at once (each
+call's id in its arguments: `text` for echo, `state` for the weather plugin's
+get_weather_alerts, else `label` with `seconds`); once the results come back it answers "done". With $FAKE_TOOL_LOG set, it appends when it sent each
 call ({"id", "sent"}) and when the result came back ({"id", "back"}), in time.time() seconds.
 """
 import json
@@ -19,6 +20,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 COUNT = 0
 LOCK = threading.Lock()
+# The arguments of a tool-mode call of each tool, carrying the call's id.
+ARGUMENTS = {
+    "echo": lambda call_id: {"text": call_id},
+    "get_weather_alerts": lambda call_id: {"state": call_id},
+}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -65,7 +71,7 @@ class Handler(BaseHTTPRequestHandler):
         calls = []
         for i in range(count):
             call_id = "call_" + uuid.uuid4().hex[:12]
-            args = {"text": call_id} if name == "echo" else {"seconds": seconds, "label": call_id}
+            args = ARGUMENTS.get(name, lambda i: {"seconds": seconds, "label": i})(call_id)
             calls.append({"index": i, "id": call_id, "type": "function",
                           "function": {"name": name, "arguments": json.dumps(args)}})
         chunk = {"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": calls}, "finish_reason": "tool_calls"}]}

@@ -21,6 +21,12 @@ source scripts/lib/mcp_venv.sh
 log "MCP SDK venv"
 ensure_mcp_venv
 export TEST_MCP_PYTHON="$MCP_PYTHON"
+# The plugins page's browser test runs LangBot's plugin runtime (langbot-plugin from PyPI).
+# shellcheck source=lib/plugin_venv.sh
+source scripts/lib/plugin_venv.sh
+log "plugin runtime venv"
+ensure_plugin_venv
+export TEST_PLUGIN_PYTHON="$PLUGIN_PYTHON"
 
 cd web
 log "npm ci"

@@ -107,6 +107,9 @@ pub fn catalog() -> &'static Catalog {
             op::<tools::ListTools>(),
             // plugins
             op::<plugins::ListPlugins>(),
+            // Before `/plugins/{author}/{name}`, which would take `config-files` for an author.
+            op::<crate::plugins::config_files::UploadPluginConfigFile>(),
+            op::<crate::plugins::config_files::DeletePluginConfigFile>(),
             op::<plugins::GetPlugin>(),
             op::<plugins::InstallPluginPackage>(),
             op::<plugins::InstallPluginDirectory>(),

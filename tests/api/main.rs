@@ -16,6 +16,7 @@ mod pipelines; // /api/v1/pipelines
 mod platform; // /api/v1/platform/{adapters,bots}
 mod plugins; // /api/v1/plugins, the plugin runtime, plugin tools and the LangBot API for plugins
 mod provider; // /api/v1/provider/{requesters,providers,models}
+mod requesters; // LangBot's native-protocol requesters against fakes of each protocol
 mod system; // /healthz, /readyz, /api/v1/system/*, /api/docs
 mod tools; // /api/v1/tools, the function-calling loop, tool-call records
 mod user; // /api/v1/user/*

@@ -248,3 +248,34 @@ describe('monitoring', () => {
     expect(csv).toContain('signed hello');
   });
 });
+
+describe('in Chinese, dark, at 390 px', () => {
+  it('bots, a bot, pipelines, a pipeline and monitoring: translated, no serious axe finding, nothing wider than the screen', async () => {
+    const narrow = await open(browser, baseUrl, { colorScheme: 'dark', width: 390 });
+    // Logged in and in Chinese from the first load (the session and the language live in localStorage).
+    await narrow.page.addInitScript((t) => {
+      localStorage.setItem('langbot_token', t);
+      localStorage.setItem('langbot_language', 'zh_Hans');
+    }, token);
+    const p = narrow.page;
+    const pipeline = (await call(baseUrl, 'GET', `/api/v1/pipelines/${pipelineUuid}`, { token })).data.pipeline as { name: string };
+    const bot = (await call(baseUrl, 'GET', `/api/v1/platform/bots/${botUuid}`, { token })).data.bot as { name: string };
+    for (const [path, heading, name] of [
+      ['/platform/bots', '机器人', 'bots'],
+      [`/platform/bots/${botUuid}`, bot.name, 'bot'],
+      ['/pipelines', '流水线', 'pipelines'],
+      [`/pipelines/${pipelineUuid}`, pipeline.name, 'pipeline'],
+      ['/monitoring', '监控', 'monitoring'],
+    ] as const) {
+      await p.goto(path);
+      await p.getByRole('heading', { name: heading }).first().waitFor();
+      expect(await p.evaluate(() => document.documentElement.lang)).toBe('zh-Hans');
+      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${path} is ${overflow}px wider than the screen`).toBeLessThanOrEqual(0);
+      expect(await axe(p, `${path} zh`, 'dark-390')).toEqual([]);
+      await shot(p, `${name}-zh-dark-390`);
+    }
+    expect(narrow.problems).toEqual([]);
+    await narrow.context.close();
+  });
+});

@@ -1,28 +1,16 @@
-//! `POST {base}/chat/completions`, plain and streaming (SSE).
+//! OpenAI: `POST {base}/chat/completions`, plain and streaming (SSE).
 
 use std::collections::BTreeMap;
-use std::pin::Pin;
-use std::time::Duration;
 
-use eventsource_stream::Eventsource;
-use futures_util::{Stream, StreamExt};
 use serde_json::{json, Map, Value};
 
+use super::extras::{forwarded, with_headers};
+use super::stream::{self, ChatStream, Decoder, Framing, Step};
 use super::types::{
     ChatMessage, ChatRequest, ChatResponse, Endpoint, StreamEvent, ToolCall, ToolCallFunction,
     Usage,
 };
 use super::{UpstreamCode, UpstreamError};
-
-/// Keys of `extra_args` the host interprets instead of forwarding.
-const RESERVED: &[&str] = &[
-    "reasoning_config",
-    "request_policy",
-    "prompt_caching",
-    "timeout",
-    "extra_headers",
-    "extra_body",
-];
 
 fn body(req: &ChatRequest, stream: bool) -> Value {
     let mut body = Map::new();
@@ -37,14 +25,7 @@ fn body(req: &ChatRequest, stream: bool) -> Value {
         body.insert("tools".into(), Value::Array(tools));
         body.insert("tool_choice".into(), json!("auto"));
     }
-    for (key, value) in &req.extra {
-        if !RESERVED.contains(&key.as_str()) {
-            body.insert(key.clone(), value.clone());
-        }
-    }
-    if let Some(Value::Object(extra_body)) = req.extra.get("extra_body") {
-        body.extend(extra_body.clone());
-    }
+    body.extend(forwarded(&req.extra));
     if stream {
         body.insert("stream".into(), json!(true));
         body.insert("stream_options".into(), json!({ "include_usage": true }));
@@ -64,23 +45,7 @@ fn request(
     if let Some(key) = ep.api_key.as_deref().filter(|k| !k.is_empty()) {
         rb = rb.bearer_auth(key);
     }
-    if let Some(Value::Object(headers)) = req.extra.get("extra_headers") {
-        for (name, value) in headers {
-            if let Some(value) = value.as_str() {
-                rb = rb.header(name.as_str(), value);
-            }
-        }
-    }
-    rb
-}
-
-async fn check(resp: reqwest::Response) -> Result<reqwest::Response, UpstreamError> {
-    let status = resp.status();
-    if status.is_success() {
-        return Ok(resp);
-    }
-    let text = resp.text().await.unwrap_or_default();
-    Err(UpstreamError::from_response(status.as_u16(), &text))
+    with_headers(rb, &req.extra)
 }
 
 fn parse_usage(value: &Value) -> Usage {
@@ -90,18 +55,12 @@ fn parse_usage(value: &Value) -> Usage {
 }
 
 /// One non-streaming call, bounded by the endpoint's timeout.
-pub async fn chat(
+pub(super) async fn chat(
     http: &reqwest::Client,
     ep: &Endpoint,
     req: &ChatRequest,
 ) -> Result<ChatResponse, UpstreamError> {
-    let resp = request(http, ep, req, false)
-        .timeout(ep.timeout)
-        .send()
-        .await
-        .map_err(UpstreamError::transport)?;
-    let resp = check(resp).await?;
-    let value: Value = resp.json().await.map_err(UpstreamError::transport)?;
+    let value = stream::send_json(request(http, ep, req, false), ep.timeout).await?;
     let choice = &value["choices"][0];
     let mut message: ChatMessage =
         serde_json::from_value(choice["message"].clone()).map_err(|e| {
@@ -121,9 +80,6 @@ pub async fn chat(
     })
 }
 
-/// The events of a streaming call.
-pub type ChatStream = Pin<Box<dyn Stream<Item = Result<StreamEvent, UpstreamError>> + Send>>;
-
 /// Assembles the deltas of a stream into the final message.
 #[derive(Default)]
 struct Accumulator {
@@ -135,7 +91,7 @@ struct Accumulator {
 
 impl Accumulator {
     /// Takes one chunk; returns its text delta, if any.
-    fn absorb(&mut self, chunk: &Value) -> Option<String> {
+    fn chunk(&mut self, chunk: &Value) -> Option<String> {
         if chunk["usage"].is_object() {
             self.usage = parse_usage(&chunk["usage"]);
         }
@@ -162,7 +118,7 @@ impl Accumulator {
         Some(text.to_string())
     }
 
-    fn finish(&mut self) -> StreamEvent {
+    fn assemble(&mut self) -> StreamEvent {
         let calls: Vec<ToolCall> = std::mem::take(&mut self.tool_calls)
             .into_iter()
             .filter(|(_, (_, name, _))| !name.is_empty())
@@ -185,98 +141,46 @@ impl Accumulator {
     }
 }
 
-type RawEvents = Pin<Box<dyn Stream<Item = Result<eventsource_stream::Event, String>> + Send>>;
+impl Decoder for Accumulator {
+    fn absorb(&mut self, _event: &str, data: &str) -> Result<Step, UpstreamError> {
+        if data.trim() == "[DONE]" {
+            return Ok(Step::End);
+        }
+        let Ok(chunk) = serde_json::from_str::<Value>(data) else {
+            return Ok(Step::Nothing);
+        };
+        if chunk["error"].is_object() {
+            let message = chunk["error"]["message"]
+                .as_str()
+                .unwrap_or("stream error")
+                .to_string();
+            return Err(UpstreamError::new(
+                UpstreamCode::UpstreamError,
+                None,
+                message,
+            ));
+        }
+        Ok(self.chunk(&chunk).map_or(Step::Nothing, Step::Text))
+    }
 
-struct StreamState {
-    events: RawEvents,
-    acc: Accumulator,
-    idle: Duration,
-    finished: bool,
+    fn finish(&mut self) -> StreamEvent {
+        self.assemble()
+    }
 }
 
 /// A streaming call: the first event must arrive within the timeout, and so must each next one.
-pub async fn chat_stream(
+pub(super) async fn chat_stream(
     http: &reqwest::Client,
     ep: &Endpoint,
     req: &ChatRequest,
 ) -> Result<ChatStream, UpstreamError> {
-    let send = request(http, ep, req, true).send();
-    let resp = tokio::time::timeout(ep.timeout, send)
-        .await
-        .map_err(|_| UpstreamError::timeout())?
-        .map_err(UpstreamError::transport)?;
-    let resp = check(resp).await?;
-    let events: RawEvents = Box::pin(
-        resp.bytes_stream()
-            .eventsource()
-            .map(|r| r.map_err(|e| e.to_string())),
-    );
-    let state = StreamState {
-        events,
-        acc: Accumulator::default(),
-        idle: ep.timeout,
-        finished: false,
-    };
-    Ok(Box::pin(futures_util::stream::unfold(
-        state,
-        |mut s| async move {
-            if s.finished {
-                return None;
-            }
-            loop {
-                let next = match tokio::time::timeout(s.idle, s.events.next()).await {
-                    Ok(next) => next,
-                    Err(_) => {
-                        s.finished = true;
-                        return Some((Err(UpstreamError::timeout()), s));
-                    }
-                };
-                let event = match next {
-                    None => {
-                        s.finished = true;
-                        let done = s.acc.finish();
-                        return Some((Ok(done), s));
-                    }
-                    Some(Err(e)) => {
-                        s.finished = true;
-                        let err = UpstreamError::new(
-                            UpstreamCode::UpstreamError,
-                            None,
-                            format!("stream broken: {e}"),
-                        );
-                        return Some((Err(err), s));
-                    }
-                    Some(Ok(event)) => event,
-                };
-                if event.data.trim() == "[DONE]" {
-                    s.finished = true;
-                    let done = s.acc.finish();
-                    return Some((Ok(done), s));
-                }
-                let Ok(chunk) = serde_json::from_str::<Value>(&event.data) else {
-                    continue;
-                };
-                if chunk["error"].is_object() {
-                    s.finished = true;
-                    let message = chunk["error"]["message"]
-                        .as_str()
-                        .unwrap_or("stream error")
-                        .to_string();
-                    return Some((
-                        Err(UpstreamError::new(
-                            UpstreamCode::UpstreamError,
-                            None,
-                            message,
-                        )),
-                        s,
-                    ));
-                }
-                if let Some(text) = s.acc.absorb(&chunk) {
-                    return Some((Ok(StreamEvent::Content(text)), s));
-                }
-            }
-        },
-    )))
+    let resp = stream::open(request(http, ep, req, true), ep.timeout).await?;
+    Ok(stream::drive(
+        resp,
+        Framing::Sse,
+        Accumulator::default(),
+        ep.timeout,
+    ))
 }
 
 #[cfg(test)]
@@ -293,13 +197,13 @@ mod tests {
             json!({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}),
         ];
         for c in &chunks {
-            assert_eq!(acc.absorb(c), None);
+            assert_eq!(acc.chunk(c), None);
         }
         let StreamEvent::Done {
             message,
             usage,
             finish_reason,
-        } = acc.finish()
+        } = acc.assemble()
         else {
             panic!("not done");
         };

@@ -70,12 +70,17 @@ impl UpstreamError {
         let parsed: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
         let error = &parsed["error"];
         let upstream_code = error["code"].as_str().unwrap_or_default();
-        let upstream_message = error["message"].as_str().unwrap_or_default();
+        // OpenAI, Anthropic and Gemini nest `error.message`; Ollama's `error` is the text.
+        let upstream_message = error["message"]
+            .as_str()
+            .or_else(|| error.as_str())
+            .unwrap_or_default();
         let lower = upstream_message.to_lowercase();
         let context = upstream_code == "context_length_exceeded"
             || lower.contains("context length")
             || lower.contains("maximum context")
-            || lower.contains("context window");
+            || lower.contains("context window")
+            || lower.contains("prompt is too long");
         let (code, message) = match status {
             401 | 403 => (UpstreamCode::Authentication, "Invalid API key"),
             429 => (

@@ -1,9 +1,10 @@
-//! Embeddings (`POST {base}/embeddings`) and rerank (`POST {base}/rerank`, Jina/Cohere shape).
+//! Embeddings (`POST {base}/embeddings`) and rerank (`POST {base}/rerank`): the Jina/Cohere v2
+//! shape (`top_n`, `results[]`), or Voyage AI's (`top_k`, `data[]`).
 
 use serde_json::{json, Map, Value};
 
 use super::types::Endpoint;
-use super::{UpstreamCode, UpstreamError};
+use super::{Protocol, UpstreamCode, UpstreamError};
 
 async fn post(
     http: &reqwest::Client,
@@ -42,7 +43,7 @@ fn unexpected(what: &str) -> UpstreamError {
 }
 
 /// One vector per input, in input order.
-pub async fn embed(
+pub(super) async fn embed(
     http: &reqwest::Client,
     ep: &Endpoint,
     model: &str,
@@ -81,7 +82,7 @@ pub struct RerankHit {
 }
 
 /// Ranks `documents` against `query`, best first.
-pub async fn rerank(
+pub(super) async fn rerank(
     http: &reqwest::Client,
     ep: &Endpoint,
     model: &str,
@@ -98,10 +99,16 @@ pub async fn rerank(
     body.insert("model".into(), json!(model));
     body.insert("query".into(), json!(query));
     body.insert("documents".into(), json!(documents));
-    body.insert("top_n".into(), json!(documents.len().min(64)));
+    let top = if ep.protocol == Protocol::Voyage {
+        "top_k"
+    } else {
+        "top_n"
+    };
+    body.insert(top.into(), json!(documents.len().min(64)));
     let value = post(http, ep, &path, merged(body, extra)).await?;
     let mut hits: Vec<RerankHit> = value["results"]
         .as_array()
+        .or_else(|| value["data"].as_array())
         .ok_or_else(|| unexpected("rerank"))?
         .iter()
         .filter_map(|r| {

@@ -4,12 +4,13 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// Where and how to call: base URL, credential, timeout.
+/// Where and how to call: base URL, credential, timeout, and the wire protocol spoken there.
 #[derive(Clone)]
 pub struct Endpoint {
     pub base_url: String,
     pub api_key: Option<String>,
     pub timeout: Duration,
+    pub protocol: super::Protocol,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -18,6 +19,7 @@ impl std::fmt::Debug for Endpoint {
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "***"))
             .field("timeout", &self.timeout)
+            .field("protocol", &self.protocol)
             .finish()
     }
 }

@@ -39,7 +39,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("list_boxes", "the Box sandbox"),
     ("acquire_box", "the Box sandbox"),
     ("box_", "the Box sandbox"),
-    ("get_config_file", "plugin config files"),
     ("call_platform_api", "platform adapter APIs"),
     ("count_tokens", "token counting"),
     ("initialize_plugin_settings", "debug plugins"),
@@ -208,13 +207,22 @@ impl PluginHost {
             .map_err(|_| missing())
     }
 
+    /// A file of a `file`-typed config field, by the `file_key` the config holds.
+    async fn config_file(&self, data: &Value) -> Reply {
+        let key = field(data, "file_key")?;
+        match super::config_files::read(&self.state, &self.ws, key).await {
+            Ok(Some(bytes)) => {
+                Ok(json!({"file_base64": base64::engine::general_purpose::STANDARD.encode(bytes)}))
+            }
+            Ok(None) => Err(format!("Config file {key} not found")),
+            Err(e) => Err(e.english().to_string()),
+        }
+    }
+
     async fn send_message(&self, data: &Value) -> Reply {
         let bot = self.bot(data).await?;
-        if bot.adapter != crate::bots::adapters::HTTP_BOT {
-            return Err(format!(
-                "send_message is not supported by this host for the {} adapter",
-                bot.adapter
-            ));
+        if !bot.enable {
+            return Err(format!("Bot {} is disabled", bot.uuid));
         }
         let target_type = match data["target_type"].as_str() {
             Some("person") => crate::runtime::message::SessionType::Person,
@@ -238,8 +246,21 @@ impl PluginHost {
         if segments.is_empty() {
             return Err("message_chain is empty".into());
         }
-        let session = crate::runtime::message::session_id(target_type, &target);
-        crate::runtime::http_bot::send_proactive(&self.state, &bot, &session, segments).await?;
+        if bot.adapter == crate::bots::adapters::HTTP_BOT {
+            // http_bot has no platform to start a conversation on: its callback receives it.
+            let session = crate::runtime::message::session_id(target_type, &target);
+            crate::runtime::http_bot::send_proactive(&self.state, &bot, &session, segments).await?;
+        } else {
+            crate::runtime::adapters::send::to_platform(
+                &self.state,
+                &bot,
+                target_type,
+                &target,
+                &segments,
+            )
+            .await
+            .map_err(|e| e.message_in(crate::i18n::Language::EnUs))?;
+        }
         Ok(json!({}))
     }
 
@@ -551,6 +572,7 @@ impl Host for PluginHost {
             "get_plugin_settings" => self.plugin_settings(&data).await,
             "set_binary_storage" | "get_binary_storage" | "get_binary_storage_keys"
             | "delete_binary_storage" => self.storage(action, &data, ctx).await,
+            "get_config_file" => self.config_file(&data).await,
             "get_langbot_version" => Ok(json!({
                 "version": format!("v{}", env!("CARGO_PKG_VERSION")),
                 "api_features": [],

@@ -8,6 +8,7 @@
 //! runtimes; `host` the LangBot API answered to plugins; `package` the `.lbpkg` format;
 //! `service` storage; `ops`/`dto` the catalog operations.
 
+pub mod config_files;
 pub mod conn;
 pub mod dto;
 pub mod frame;

@@ -433,6 +433,10 @@ impl Operation for GetPluginConfig {
     }
 }
 
+fn is_file_value(value: &Value) -> bool {
+    value["file_key"].as_str().is_some_and(|k| !k.is_empty())
+}
+
 /// Checks a config against the manifest's form: known fields, required ones present, the
 /// basic types right; `***` restores a stored secret.
 fn check_config(manifest: &Value, stored: &Value, body: Map<String, Value>) -> ApiResult<Value> {
@@ -466,6 +470,11 @@ fn check_config(manifest: &Value, stored: &Value, body: Map<String, Value>) -> A
             "array[string]" => value
                 .as_array()
                 .is_some_and(|a| a.iter().all(Value::is_string)),
+            // `{file_key, mimetype}` from `POST /plugins/config-files`, as LangBot's UI sends.
+            "file" => value.is_null() || is_file_value(&value),
+            "array[file]" => value
+                .as_array()
+                .is_some_and(|a| a.iter().all(is_file_value)),
             _ => true,
         };
         if !ok {

@@ -1,10 +1,17 @@
-//! LangBot 4.11.2's OpenAI-compatible requesters under their own names (reference
-//! providers_models.md §5.2): each is the OpenAI API shape at its vendor's base URL, so the
-//! one client serves them (`/chat/completions`, `/embeddings`, `/rerank` by model kind).
-//! Requesters with a protocol of their own (Anthropic, Ollama, Gemini, Cohere, Jina, Voyage,
-//! Codex, LiteLLM, the local embedders) are not listed: nothing here speaks them.
+//! LangBot 4.11.2's requesters under their own names (reference providers_models.md §5.2),
+//! each served by the client of its wire protocol (`llm::Protocol::of_requester`):
+//! - the OpenAI-compatible ones: the OpenAI API shape at the vendor's base URL
+//!   (`/chat/completions`, `/embeddings`, `/rerank` by model kind); Cohere v2 and Jina rerank
+//!   are that `/rerank` shape too;
+//! - `anthropic-messages` (Messages API), `ollama-chat` (`/api/chat`, `/api/embed`),
+//!   `gemini-chat-completions` (`generateContent`, `batchEmbedContents`), `voyageai-rerank`.
+//!
+//! Not listed, because nothing here speaks them: `openai-codex` (ChatGPT sign-in and the
+//! Responses API), `litellm-chat` (LiteLLM's in-process provider routing), and the local
+//! embedders `chroma-embedding` and `seekdb-embedding` (in-process ONNX models).
 
 use super::requesters::{base_url_field, timeout_field, I18nText, Requester, RequesterSpec};
+use crate::llm::Protocol;
 
 const LLM: &[&str] = &["llm"];
 const LLM_EMB: &[&str] = &["llm", "text-embedding"];
@@ -30,6 +37,14 @@ const ROWS: &[Row] = &[
         "https://api.302.ai/v1",
     ),
     (
+        "anthropic-messages",
+        "Anthropic",
+        "Anthropic",
+        LLM,
+        "manufacturer",
+        "https://api.anthropic.com",
+    ),
+    (
         "baidu-chat-completions",
         "Baidu ERNIE",
         "百度文心",
@@ -44,6 +59,14 @@ const ROWS: &[Row] = &[
         ALL,
         "maas",
         "https://dashscope.aliyuncs.com/compatible-mode/v1",
+    ),
+    (
+        "cohere-rerank",
+        "Cohere",
+        "Cohere",
+        &["rerank"],
+        "manufacturer",
+        "https://api.cohere.com/v2",
     ),
     (
         "compshare-chat-completions",
@@ -68,6 +91,14 @@ const ROWS: &[Row] = &[
         ALL,
         "manufacturer",
         "https://ark.cn-beijing.volces.com/api/v3",
+    ),
+    (
+        "gemini-chat-completions",
+        "Google Gemini",
+        "Google Gemini",
+        LLM_EMB,
+        "manufacturer",
+        "https://generativelanguage.googleapis.com/v1beta/openai",
     ),
     (
         "gitee-ai-chat-completions",
@@ -100,6 +131,14 @@ const ROWS: &[Row] = &[
         ALL,
         "maas",
         "https://api.jiekou.ai/openai",
+    ),
+    (
+        "jina-rerank",
+        "Jina",
+        "Jina",
+        &["rerank"],
+        "manufacturer",
+        "https://api.jina.ai/v1",
     ),
     (
         "lmstudio-chat-completions",
@@ -164,6 +203,14 @@ const ROWS: &[Row] = &[
         ALL,
         "maas",
         "http://localhost:3000/v1",
+    ),
+    (
+        "ollama-chat",
+        "Ollama",
+        "Ollama",
+        LLM_EMB,
+        "self-hosted",
+        "http://127.0.0.1:11434",
     ),
     (
         "openrouter-chat-completions",
@@ -262,6 +309,14 @@ const ROWS: &[Row] = &[
         "https://ark.cn-beijing.volces.com/api/v3",
     ),
     (
+        "voyageai-rerank",
+        "Voyage AI",
+        "Voyage AI",
+        &["rerank"],
+        "manufacturer",
+        "https://api.voyageai.com/v1",
+    ),
+    (
         "xai-chat-completions",
         "xAI",
         "xAI",
@@ -287,6 +342,36 @@ const ROWS: &[Row] = &[
     ),
 ];
 
+/// What the requester calls, by its protocol.
+fn description(name: &str) -> I18nText {
+    let (en_us, zh_hans) = match (Protocol::of_requester(name), name) {
+        (Protocol::Anthropic, _) => (
+            "Anthropic Messages API (POST /v1/messages, tool use, streaming)",
+            "Anthropic Messages 接口（/v1/messages，支持工具调用与流式输出）",
+        ),
+        (Protocol::Ollama, _) => (
+            "Ollama API (/api/chat with tools and streaming, /api/embed)",
+            "Ollama 接口（/api/chat 支持工具与流式输出，/api/embed）",
+        ),
+        (Protocol::Gemini, _) => (
+            "Gemini API (generateContent, streamGenerateContent, batchEmbedContents)",
+            "Gemini 接口（generateContent、streamGenerateContent、batchEmbedContents）",
+        ),
+        (Protocol::Voyage, _) => (
+            "Voyage AI rerank API (POST /rerank)",
+            "Voyage AI 重排序接口（/rerank）",
+        ),
+        (Protocol::OpenAi, "cohere-rerank" | "jina-rerank") => {
+            ("Rerank API (POST /rerank)", "重排序接口（/rerank）")
+        }
+        (Protocol::OpenAi, _) => (
+            "OpenAI-compatible API (chat completions, embeddings, rerank as supported)",
+            "OpenAI 兼容接口（按支持类型提供对话、向量与重排序）",
+        ),
+    };
+    I18nText { en_us, zh_hans }
+}
+
 /// The requesters, in LangBot's (alphabetical) order.
 pub fn all() -> Vec<Requester> {
     ROWS.iter()
@@ -296,10 +381,7 @@ pub fn all() -> Vec<Requester> {
                 en_us: en,
                 zh_hans: zh,
             },
-            description: I18nText {
-                en_us: "OpenAI-compatible API (chat completions, embeddings, rerank as supported)",
-                zh_hans: "OpenAI 兼容接口（按支持类型提供对话、向量与重排序）",
-            },
+            description: description(name),
             icon: "",
             support_type: support.to_vec(),
             spec: RequesterSpec {

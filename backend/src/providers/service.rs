@@ -346,7 +346,7 @@ pub async fn delete(
     })
 }
 
-/// How to call a provider: base URL, its first key, its timeout.
+/// How to call a provider: base URL, its first key, its timeout, its requester's protocol.
 pub fn endpoint(row: &provider::Model) -> Endpoint {
     let timeout = row.config["timeout"]
         .as_u64()
@@ -355,6 +355,7 @@ pub fn endpoint(row: &provider::Model) -> Endpoint {
         base_url: row.base_url.clone(),
         api_key: keys_of(row).into_iter().next(),
         timeout: Duration::from_secs(timeout),
+        protocol: crate::llm::Protocol::of_requester(&row.requester),
     }
 }
 

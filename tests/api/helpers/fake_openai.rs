@@ -52,7 +52,7 @@ pub struct Received {
 }
 
 impl Received {
-    fn of(req: &Request) -> Self {
+    pub(crate) fn of(req: &Request) -> Self {
         let mut headers: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for (name, value) in &req.headers {
             headers
@@ -107,6 +107,7 @@ impl FakeOpenAi {
             base_url: self.base_url(),
             api_key: api_key.map(str::to_string),
             timeout,
+            protocol: langbot::llm::Protocol::OpenAi,
         }
     }
 

@@ -7,6 +7,7 @@
 mod backend;
 mod chaos;
 mod client;
+pub mod fake_native;
 mod fake_openai;
 pub mod fakes;
 pub mod fixtures;
@@ -22,6 +23,7 @@ mod spawn;
 pub use backend::{redis_pass, test_store};
 pub use chaos::{host_port, ChaosProxy};
 pub use client::Cred;
+pub use fake_native::FakeNative;
 pub use fake_openai::{
     content_chunk, embedding_of, finish_chunk, openai_error, raw_tool_call, role_chunk, tool_call,
     tool_call_chunk, usage_chunk, FakeOpenAi, Round, Route, ScriptedCall, ToolScript, RESULTS,

@@ -110,6 +110,25 @@ impl TestApp {
         req.send().await
     }
 
+    /// Uploads a file for a plugin's file-typed config field; answers the response.
+    pub async fn upload_config_file(
+        &self,
+        cred: impl Into<Cred>,
+        workspace: Option<&str>,
+        name: &str,
+        bytes: &[u8],
+    ) -> Response {
+        let (ct, body) = multipart(name, bytes);
+        let mut req = self
+            .request(Method::POST, &format!("{PLUGINS}/config-files"))
+            .cred(&cred.into())
+            .raw_body(&ct, body);
+        if let Some(ws) = workspace {
+            req = req.header("x-workspace-id", ws);
+        }
+        req.send().await
+    }
+
     /// Installs the weather plugin, asserting success.
     pub async fn install_weather(&self, token: &str, workspace: Option<&str>) {
         let res = self

@@ -106,6 +106,103 @@ async fn plugin_tools_call_the_host_back() {
         "{host:#}"
     );
     assert_eq!(host["config"]["greeting"], "hello", "{host:#}");
-    assert_eq!(host["tools"].as_array().map(Vec::len), Some(8), "{host:#}");
+    assert_eq!(host["tools"].as_array().map(Vec::len), Some(9), "{host:#}");
     assert!(reply.contains("results:"), "{reply}");
+}
+
+/// `send_message` to a bot on a chat platform goes out through its adapter: here a Telegram
+/// bot on the fake Bot API gets the plugin's message for chat 42.
+#[tokio::test]
+async fn send_message_goes_out_through_a_platform_adapter() {
+    let app = spawn_app_with(with_runtime).await;
+    let tg = crate::helpers::fakes::telegram::FakeTelegram::start("123:good").await;
+    let rig =
+        crate::helpers::fixtures::ToolRig::new(&app, crate::helpers::ToolScript::new(vec![])).await;
+    let telegram = app
+        .create_bot(
+            &rig.owner,
+            None,
+            &json!({ "name": "tg", "adapter": "telegram", "enable": true, "adapter_config": tg.config() }),
+        )
+        .await;
+    rig.fake.reset().await;
+    rig.fake
+        .mount_tool_script(crate::helpers::ToolScript::calls_then_results(vec![
+            tool_call(
+                "n",
+                "notify",
+                json!({ "bot_uuid": telegram, "target_id": "42", "text": "proactive hello" }),
+            ),
+        ]))
+        .await;
+    app.install_weather(&rig.owner, None).await;
+    app.plugin_running(&rig.owner, None, crate::helpers::plugins::WEATHER)
+        .await;
+
+    rig.answer(&app, "alice", "tell them").await;
+    let rows = rig.tool_calls(&app, "alice", 1).await;
+    assert_eq!(row(&rows, "notify")["status"], "success", "{rows:#?}");
+    let sent = tg.wait_sent_to(42, 1).await;
+    assert_eq!(sent[0]["text"], "proactive hello", "{sent:#?}");
+}
+
+/// A file-typed config field: the file is uploaded (`POST /plugins/config-files`), its
+/// `{file_key, mimetype}` saved in the config, and the plugin reads the bytes with
+/// `get_config_file`. A deleted file is gone; a value that is no file is refused.
+#[tokio::test]
+async fn a_file_typed_config_field_is_read_by_the_plugin() {
+    let app = spawn_app_with(with_runtime).await;
+    let rig = weather_rig(&app, vec![tool_call("d", "read_document", json!({}))]).await;
+    let res = app
+        .upload_config_file(&rig.owner, None, "notes.txt", b"the forecast says sun")
+        .await;
+    assert_eq!(res.status, 200, "{}", res.text);
+    let key = res.data()["file_key"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(uuid::Uuid::parse_str(&key).is_ok(), "{key}");
+
+    let config = "/api/v1/plugins/tester/weather/config";
+    let bad = app
+        .send_as(
+            &rig.owner,
+            reqwest::Method::PUT,
+            config,
+            &json!({ "document": "notes.txt" }),
+        )
+        .await;
+    assert_eq!(bad.status, 400, "{}", bad.text);
+    assert_eq!(bad.body["code"], "invalid_request", "{}", bad.text);
+    let saved = app
+        .send_as(
+            &rig.owner,
+            reqwest::Method::PUT,
+            config,
+            &json!({ "greeting": "hello", "document": { "file_key": key, "mimetype": "text/plain" } }),
+        )
+        .await;
+    assert_eq!(saved.status, 200, "{}", saved.text);
+    // The config change reaches the runtime (the plugin is restarted with it).
+    app.plugin_running(&rig.owner, None, crate::helpers::plugins::WEATHER)
+        .await;
+
+    rig.answer(&app, "alice", "read it").await;
+    let rows = rig.tool_calls(&app, "alice", 1).await;
+    assert_eq!(
+        row(&rows, "read_document")["result"],
+        "text/plain: the forecast says sun",
+        "{rows:#?}"
+    );
+
+    let path = format!("/api/v1/plugins/config-files/{key}");
+    let res = app
+        .call(&rig.owner, None, reqwest::Method::DELETE, &path, None)
+        .await;
+    assert_eq!(res.status, 200, "{}", res.text);
+    assert_eq!(res.data()["deleted"], true);
+    let res = app
+        .call(&rig.owner, None, reqwest::Method::DELETE, &path, None)
+        .await;
+    assert_eq!(res.status, 404, "{}", res.text);
 }

@@ -96,10 +96,10 @@ async fn an_installed_plugin_is_listed_configured_and_uninstalled() {
         .flatten()
         .filter_map(|c| c["manifest"]["manifest"]["kind"].as_str())
         .collect();
-    assert_eq!(kinds, vec!["Tool"; 8]);
+    assert_eq!(kinds, vec!["Tool"; 9]);
     assert_eq!(
         p["plugin_config"],
-        json!({ "greeting": "hello", "api_key": "" })
+        json!({ "greeting": "hello", "api_key": "", "document": null })
     );
 
     // Config: the manifest's form; secrets masked, `***` keeps them; unknown fields refused.
@@ -117,7 +117,7 @@ async fn an_installed_plugin_is_listed_configured_and_uninstalled() {
     let res = app.call(&owner, None, Method::GET, &config, None).await;
     assert_eq!(
         res.data()["config"],
-        json!({ "greeting": "hey", "api_key": "***" })
+        json!({ "greeting": "hey", "api_key": "***", "document": null })
     );
     let res = app
         .call(

@@ -77,3 +77,41 @@ async fn storage_is_shared_by_replicas_and_survives_a_restart() {
         "{c:#}"
     );
 }
+
+/// The same plugin installed in a second Workspace keeps counters of its own: neither its
+/// plugin storage nor its Workspace storage sees the first Workspace's.
+#[tokio::test]
+async fn another_workspace_sees_none_of_the_stored_values() {
+    let app = spawn_app_with(|s| {
+        with_runtime(s);
+        s.workspaces.multi = true;
+    })
+    .await;
+    let calls = || vec![tool_call("c", "count_visits", json!({}))];
+    let a = weather_rig(&app, calls()).await;
+    let c = count(&app, &a, "alice").await;
+    assert_eq!(
+        (c["plugin"].clone(), c["workspace"].clone()),
+        (json!(1), json!(1)),
+        "{c:#}"
+    );
+
+    let ws_b = app.create_workspace(&a.owner, "B").await;
+    let script = crate::helpers::ToolScript::calls_then_results(calls());
+    let b = ToolRig::in_workspace(&app, &a.owner, &ws_b, script).await;
+    app.install_weather(&a.owner, Some(&ws_b)).await;
+    app.plugin_running(&a.owner, Some(&ws_b), WEATHER).await;
+    let c = count(&app, &b, "bob").await;
+    assert_eq!(
+        (c["plugin"].clone(), c["workspace"].clone()),
+        (json!(1), json!(1)),
+        "B starts at one: {c:#}"
+    );
+
+    let c = count(&app, &a, "carol").await;
+    assert_eq!(
+        (c["plugin"].clone(), c["workspace"].clone()),
+        (json!(2), json!(2)),
+        "A goes on: {c:#}"
+    );
+}

@@ -72,7 +72,7 @@ async fn the_agent_calls_a_plugin_tool_and_records_it() {
     let tools = app.resolved_tools(&rig.owner, &rig.pipeline).await;
     assert_eq!(
         tools.iter().filter(|t| t["source"] == "plugin").count(),
-        8,
+        9,
         "{tools:#?}"
     );
 }

@@ -1,7 +1,8 @@
 //! LangBot's requesters under their names (reference providers_models.md §5.2, read here as
-//! the oracle): every OpenAI-compatible one is served with LangBot's label, default base URL,
-//! support types and category; one provider of an all-kinds requester holds LLM, embedding and
-//! rerank models that really call the upstream.
+//! the oracle): every one whose protocol is served (the OpenAI-compatible ones and the native
+//! Anthropic, Ollama, Gemini, Cohere, Jina and Voyage ones, see `tests/api/requesters`) is
+//! listed with LangBot's label, default base URL, support types and category; one provider of
+//! an all-kinds requester holds LLM, embedding and rerank models that really call the upstream.
 
 use std::collections::BTreeSet;
 
@@ -53,27 +54,33 @@ pub(super) fn reference_rows() -> Vec<Row> {
         .collect()
 }
 
-/// Requesters with a protocol of their own (or none to call): not served by the OpenAI client.
+/// Requesters served by a native client of their own protocol.
 const NATIVE: &[&str] = &[
     "anthropic-messages",
-    "chroma-embedding",
-    "openai-codex",
     "cohere-rerank",
     "gemini-chat-completions",
     "jina-rerank",
-    "litellm-chat",
     "ollama-chat",
-    "seekdb-embedding",
     "voyageai-rerank",
 ];
 
-/// The OpenAI-compatible rows: plain OpenAI HTTP ("OAI"), or a LiteLLM provider that is the
-/// OpenAI API at the vendor's URL.
-fn openai_compatible(rows: &[Row]) -> Vec<&Row> {
+/// Requesters nothing here can call: ChatGPT sign-in with the Responses API, LiteLLM's
+/// in-process routing, and the in-process ONNX embedders.
+const NOT_SERVED: &[&str] = &[
+    "openai-codex",
+    "litellm-chat",
+    "chroma-embedding",
+    "seekdb-embedding",
+];
+
+/// The rows served: plain OpenAI HTTP ("OAI"), a LiteLLM provider that is the OpenAI API at
+/// the vendor's URL, or a native protocol.
+fn served_rows(rows: &[Row]) -> Vec<&Row> {
     rows.iter()
-        .filter(|r| !NATIVE.contains(&r.name.as_str()) && r.name != CHAT)
+        .filter(|r| !NOT_SERVED.contains(&r.name.as_str()) && r.name != CHAT)
         .filter(|r| {
-            r.litellm.contains("OAI")
+            NATIVE.contains(&r.name.as_str())
+                || r.litellm.contains("OAI")
                 || r.litellm.contains("openai")
                 || ["deepseek", "groq", "mistral", "together_ai"].contains(&r.litellm.as_str())
         })
@@ -81,13 +88,13 @@ fn openai_compatible(rows: &[Row]) -> Vec<&Row> {
 }
 
 #[tokio::test]
-async fn every_openai_compatible_langbot_requester_is_served_as_langbot_declares_it() {
+async fn every_servable_langbot_requester_is_served_as_langbot_declares_it() {
     let rows = reference_rows();
     assert_eq!(rows.len(), 44, "the reference lists 44 requesters");
-    let wanted = openai_compatible(&rows);
+    let wanted = served_rows(&rows);
     assert_eq!(
         wanted.len(),
-        33,
+        39,
         "{:?}",
         wanted.iter().map(|r| &r.name).collect::<Vec<_>>()
     );
@@ -199,13 +206,15 @@ async fn one_langbot_named_provider_holds_llm_embedding_and_rerank_models_that_w
     assert_eq!(refused.status, 400, "{}", refused.text);
     assert_eq!(refused.body["code"], "invalid_request", "{}", refused.text);
     // A name LangBot has but whose protocol is not served stays refused.
-    let res = f
-        .send(
-            reqwest::Method::POST,
-            "/api/v1/provider/providers",
-            &json!({ "name": "A", "requester": "anthropic-messages",
-                     "base_url": "https://api.anthropic.com", "api_keys": ["k"] }),
-        )
-        .await;
-    assert_eq!(res.status, 400, "{}", res.text);
+    for name in NOT_SERVED {
+        let res = f
+            .send(
+                reqwest::Method::POST,
+                "/api/v1/provider/providers",
+                &json!({ "name": "A", "requester": name,
+                         "base_url": "https://chatgpt.com/backend-api/codex", "api_keys": [] }),
+            )
+            .await;
+        assert_eq!(res.status, 400, "{name}: {}", res.text);
+    }
 }

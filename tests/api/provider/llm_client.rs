@@ -678,6 +678,7 @@ async fn an_unreachable_upstream_is_an_upstream_error_without_status() {
         base_url: format!("http://127.0.0.1:{port}/v1"),
         api_key: Some(KEY.into()),
         timeout: Duration::from_secs(5),
+        protocol: llm::Protocol::OpenAi,
     };
     let err = llm::chat(&http(), &ep, &request(json!({})))
         .await

@@ -165,12 +165,7 @@ async fn the_requester_catalog_filters_by_type_and_404s_unknown_names() {
         all.as_array().unwrap().len()
     );
 
-    for unknown in [
-        "nope",
-        "openai",
-        "anthropic-messages",
-        "OPENAI-CHAT-COMPLETIONS",
-    ] {
+    for unknown in ["nope", "openai", "openai-codex", "OPENAI-CHAT-COMPLETIONS"] {
         f.get(&format!("{REQUESTERS}/{unknown}"))
             .await
             .assert_error(404, "resource_not_found");

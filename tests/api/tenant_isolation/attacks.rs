@@ -184,6 +184,8 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
         ("get_plugin_readme", None),
         ("get_plugin_icon", None),
         ("get_plugin_logs", None),
+        // B's config file: an operation that got through would delete it.
+        ("delete_plugin_config_file", None),
         // Monitoring: B's execution (by its id, `source=auto`), B's user message, and B's
         // records asked for by B's bot and session (see SCOPED_READS).
         ("get_monitoring_execution_detail", None),
@@ -322,6 +324,8 @@ struct Targets {
     bot: String,
     /// B's MCP server's name (the key of its routes).
     mcp_server: String,
+    /// B's plugin config file.
+    config_file: String,
     /// B's completed execution.
     execution: String,
     /// The user message of that execution.
@@ -349,6 +353,7 @@ impl Targets {
             "pipeline_uuid" => self.pipeline.clone(),
             "bot_uuid" => self.bot.clone(),
             "server_name" => self.mcp_server.clone(),
+            "file_key" => self.config_file.clone(),
             // B's plugin (the weather fixture).
             "author" if path.starts_with("/plugins/") => "tester".into(),
             "name" if path.starts_with("/plugins/") => "weather".into(),
@@ -420,6 +425,7 @@ pub(super) async fn attack(w: &World, resource: Resource) -> Vec<String> {
         pipeline: w.pipeline_b.clone(),
         bot: w.bot_b.clone(),
         mcp_server: w.mcp_server_b.clone(),
+        config_file: w.config_file_b.clone(),
         execution: w.b_completed.clone(),
         message: w.b_message.clone(),
     };

@@ -46,6 +46,8 @@ pub(super) struct World {
     pub bot_b: String,
     /// B's MCP server (disabled, so it never connects): its name, the key of its routes.
     pub mcp_server_b: String,
+    /// B's uploaded plugin config file (its `file_key`).
+    pub config_file_b: String,
     /// The upstream both Workspaces' chat models call.
     pub fake: FakeOpenAi,
     pub recorded_a: Recorded,
@@ -233,6 +235,14 @@ impl World {
             )
             .await;
         assert_eq!(res.status, 200, "B's plugin config: {}", res.text);
+        let res = app
+            .upload_config_file(&owner, b, "b-private.txt", b"b-private-config-file")
+            .await;
+        assert_eq!(res.status, 200, "B's config file: {}", res.text);
+        let config_file_b = res.data()["file_key"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let bot_b = app
             .create_bot(
                 &owner,
@@ -404,6 +414,7 @@ impl World {
             pipeline_b,
             bot_b,
             mcp_server_b: MCP_SERVER_B.to_string(),
+            config_file_b,
             recorded_a,
             recorded_b,
             b_completed,

@@ -1,6 +1,6 @@
 import { AppShell, Burger, Group, NavLink, ScrollArea } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { Activity, Bot, Boxes, KeyRound, Plug, UsersRound, Workflow } from 'lucide-react';
+import { Activity, Bot, Boxes, KeyRound, Plug, Puzzle, UsersRound, Workflow } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { NavLink as RouterLink, useLocation } from 'react-router';
@@ -18,6 +18,7 @@ const NAV = [
   { to: '/models', label: 'nav.models', icon: Boxes },
   { to: '/api-keys', label: 'nav.apiKeys', icon: KeyRound },
   { to: '/mcp-servers', label: 'nav.mcpServers', icon: Plug },
+  { to: '/plugins', label: 'nav.plugins', icon: Puzzle },
   { to: '/workspace', label: 'nav.workspace', icon: UsersRound },
 ] as const;
 

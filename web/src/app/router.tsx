@@ -14,6 +14,7 @@ const P = {
   models: lazyPage(pages.models),
   apiKeys: lazyPage(pages.apiKeys),
   mcpServers: lazyPage(pages.mcpServers),
+  plugins: lazyPage(pages.plugins),
   workspace: lazyPage(pages.workspace),
   account: lazyPage(pages.account),
   bots: lazyPage(pages.bots),
@@ -41,6 +42,7 @@ export function AppRoutes() {
               <Route path="/models" element={<P.models />} />
               <Route path="/api-keys" element={<P.apiKeys />} />
               <Route path="/mcp-servers" element={<P.mcpServers />} />
+              <Route path="/plugins" element={<P.plugins />} />
               <Route path="/workspace" element={<P.workspace />} />
               <Route path="/account" element={<P.account />} />
               <Route path="/platform/bots" element={<P.bots />} />

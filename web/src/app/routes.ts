@@ -31,6 +31,7 @@ export const pages = {
   models: () => import('../pages/models/ModelsPage'),
   apiKeys: () => import('../pages/apikeys/ApiKeysPage'),
   mcpServers: () => import('../pages/mcp/McpServersPage'),
+  plugins: () => import('../pages/plugins/PluginsPage'),
   workspace: () => import('../pages/workspace/WorkspacePage'),
   account: () => import('../pages/AccountPage'),
   bots: () => import('../pages/bots/BotsPage'),
@@ -46,7 +47,7 @@ export const pages = {
 export const loggedIn: Page = () => import('./RequireSession').then((m) => ({ default: m.RequireSession }));
 
 const PUBLIC: Record<string, Page> = { '/setup': pages.setup, '/login': pages.login, '/invitations/accept': pages.invitation };
-const PRIVATE: Record<string, Page> = { '/models': pages.models, '/': pages.models, '/api-keys': pages.apiKeys, '/mcp-servers': pages.mcpServers, '/workspace': pages.workspace, '/account': pages.account, '/platform/bots': pages.bots, '/pipelines': pages.pipelines, '/monitoring': pages.monitoring };
+const PRIVATE: Record<string, Page> = { '/models': pages.models, '/': pages.models, '/api-keys': pages.apiKeys, '/mcp-servers': pages.mcpServers, '/plugins': pages.plugins, '/workspace': pages.workspace, '/account': pages.account, '/platform/bots': pages.bots, '/pipelines': pages.pipelines, '/monitoring': pages.monitoring };
 
 const DETAIL: [string, Page][] = [
   ['/platform/bots/', pages.bot],

@@ -12,7 +12,7 @@ import en from './locales/en_US/base.json';
 const STORAGE_KEY = 'langbot_language';
 
 export type Strings = Record<string, unknown>;
-export type Area = 'models' | 'apiKeys' | 'mcpServers' | 'workspace' | 'bots' | 'pipelines' | 'monitoring';
+export type Area = 'models' | 'apiKeys' | 'mcpServers' | 'workspace' | 'bots' | 'pipelines' | 'monitoring' | 'plugins';
 
 // ./locales/zh_Hans/<area>.json → a loader (one chunk per file); the other languages show English.
 const translated = import.meta.glob<Strings>('./locales/zh_Hans/*.json', { import: 'default' });

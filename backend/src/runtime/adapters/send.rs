@@ -162,39 +162,57 @@ impl Operation for SendMessage {
             return Err(ApiError::invalid("The bot is disabled").field("bot_uuid", "is disabled"));
         }
         let body = input.body;
-        let outbox: Box<dyn Outbox> = match bot.adapter.as_str() {
-            names::TELEGRAM => super::telegram::outbox_for(state, &bot, &body.target_id)?,
-            names::DISCORD => {
-                super::discord::outbox_for(state, &bot, body.target_type, &body.target_id).await?
-            }
-            names::SLACK => super::slack::outbox_for(state, &bot, &body.target_id)?,
-            names::LARK => super::lark::outbox_for(state, &bot, body.target_type, &body.target_id)?,
-            names::ONEBOT_V11 | names::AIOCQHTTP => {
-                super::onebot::outbox_for(state, &bot, body.target_type, &body.target_id)?
-            }
-            _ => {
-                return Err(ApiError::invalid("This adapter only answers messages")
-                    .field("bot_uuid", "its adapter cannot start a conversation"))
-            }
-        };
-        let mut first = false;
-        for (part, opts) in parts(&body.message_chain, outbox.text_limit(), &mut first) {
-            let sent = match &part {
-                Part::Text(t) => outbox.text(state, t, &opts).await,
-                Part::Image(i) => outbox.image(state, i, &opts).await,
-            };
-            if let Err(why) = sent {
-                status::log(
-                    state.store.as_ref(),
-                    &bot.uuid,
-                    LogLevel::Error,
-                    format!("send_message failed: {why}"),
-                )
-                .await;
-                return Err(ApiError::new(ErrorCode::UpstreamError)
-                    .msg(format!("The platform refused the message: {why}")));
-            }
-        }
+        to_platform(
+            state,
+            &bot,
+            body.target_type,
+            &body.target_id,
+            &body.message_chain,
+        )
+        .await?;
         Ok(SendMessageResult { sent: true })
     }
+}
+
+/// Sends `chain` to a person or a group through the bot's platform (the `send_message`
+/// operation, and plugins' `send_message`). Adapters that only answer are refused.
+pub async fn to_platform(
+    state: &AppState,
+    bot: &crate::entities::bot::Model,
+    target_type: SessionType,
+    target_id: &str,
+    chain: &[Segment],
+) -> ApiResult<()> {
+    let outbox: Box<dyn Outbox> = match bot.adapter.as_str() {
+        names::TELEGRAM => super::telegram::outbox_for(state, bot, target_id)?,
+        names::DISCORD => super::discord::outbox_for(state, bot, target_type, target_id).await?,
+        names::SLACK => super::slack::outbox_for(state, bot, target_id)?,
+        names::LARK => super::lark::outbox_for(state, bot, target_type, target_id)?,
+        names::ONEBOT_V11 | names::AIOCQHTTP => {
+            super::onebot::outbox_for(state, bot, target_type, target_id)?
+        }
+        _ => {
+            return Err(ApiError::invalid("This adapter only answers messages")
+                .field("bot_uuid", "its adapter cannot start a conversation"))
+        }
+    };
+    let mut first = false;
+    for (part, opts) in parts(chain, outbox.text_limit(), &mut first) {
+        let sent = match &part {
+            Part::Text(t) => outbox.text(state, t, &opts).await,
+            Part::Image(i) => outbox.image(state, i, &opts).await,
+        };
+        if let Err(why) = sent {
+            status::log(
+                state.store.as_ref(),
+                &bot.uuid,
+                LogLevel::Error,
+                format!("send_message failed: {why}"),
+            )
+            .await;
+            return Err(ApiError::new(ErrorCode::UpstreamError)
+                .msg(format!("The platform refused the message: {why}")));
+        }
+    }
+    Ok(())
 }
