@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Where the server's CPU goes under load: the release build serving GET /platform/bots
-# (10 bots) with an API key, a session token, and GET /system/info, each sampled by `perf`
-# while wrk drives it; prints the top symbols (self time) per endpoint.
-#   bench/profile.sh [seconds-per-endpoint] [top-n]
+# (10 bots) with an API key, a session token, GET /system/info and GET /healthz, each sampled
+# by `perf` while wrk drives it; prints the top symbols (self time) per endpoint.
+#   bench/profile.sh [seconds-per-endpoint] [top-n]      (BENCH_BIN=… profiles another build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-8}"
@@ -24,8 +24,9 @@ profile() { # name, wrk args...
   wait "$load"
   echo "== $name: top $TOP symbols by self time"
   perf report -i "$DIR/perf.data" --stdio --no-children --sort symbol --percent-limit 0.5 2>/dev/null \
-    | grep -E '^ +[0-9.]+%' | head -n "$TOP"
+    | grep -E "^ +[0-9.]+%" | sed -E "s/ +- +- *$//" | awk -v n="$TOP" 'NR <= n'  # reads it all: no SIGPIPE under pipefail
 }
 profile "GET /platform/bots (API key)" -H "X-API-Key: $KEY" "$BASE/api/v1/platform/bots"
 profile "GET /platform/bots (session)" -H "Authorization: Bearer $TOKEN" "$BASE/api/v1/platform/bots"
 profile "GET /system/info" "$BASE/api/v1/system/info"
+profile "GET /healthz" "$BASE/healthz"
