@@ -12,6 +12,7 @@ use super::adapters::{self, Adapter};
 use super::dto::{Bot, CreateBotBody, UpdateBotBody};
 use super::routes::{self, Route, RouteInput, TargetType};
 use crate::access::{Permission, WorkspaceCtx};
+use crate::catalog::{PageInfo, PageQuery};
 use crate::entities::bot;
 use crate::error::{ApiError, ApiResult};
 use crate::forms;
@@ -107,6 +108,19 @@ pub fn to_dto(row: bot::Model, ws: &WorkspaceCtx, public_url: &str) -> Bot {
         created_at: row.created_at,
         updated_at: row.updated_at,
     }
+}
+
+/// One page of the Workspace's bots, first created first, with the Workspace's total.
+pub async fn page(
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    page: &PageQuery,
+) -> ApiResult<(Vec<bot::Model>, PageInfo)> {
+    let select = bot::Entity::find()
+        .filter(bot::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
+        .order_by_asc(bot::Column::CreatedAt)
+        .order_by_asc(bot::Column::Uuid);
+    page.fetch(db, select).await
 }
 
 pub async fn list(db: &impl ConnectionTrait, ws: &WorkspaceCtx) -> ApiResult<Vec<bot::Model>> {

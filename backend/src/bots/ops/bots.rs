@@ -33,7 +33,7 @@ impl Operation for ListBots {
     ) -> ApiResult<BotList> {
         let ws = ctx.workspace()?;
         let public = state.settings.public_url();
-        let (rows, page) = input.query.slice(service::list(&state.db, ws).await?);
+        let (rows, page) = service::page(&state.db, ws, &input.query).await?;
         Ok(BotList {
             bots: rows
                 .into_iter()
