@@ -1,5 +1,7 @@
 //! System operations.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use sea_orm::{EntityTrait, PaginatorTrait};
 
 use crate::access::{Access, RequestCtx};
@@ -12,6 +14,24 @@ use super::wizard::{self, Empty, WizardOutcome, WizardProgress};
 use super::{InvitationDelivery, Limitation, SystemContext, SystemInfo};
 use crate::access::Permission;
 use crate::access::Principal;
+
+/// Whether the instance has its first account, as this process last saw it.
+#[derive(Default)]
+struct Initialized(AtomicBool);
+
+/// Accounts are never deleted, so once initialized an instance stays so: the database is
+/// asked only until then (another replica may initialize it meanwhile).
+async fn is_initialized(state: &AppState) -> ApiResult<bool> {
+    let seen = state.parts.get::<Initialized>();
+    if seen.0.load(Ordering::Relaxed) {
+        return Ok(true);
+    }
+    let initialized = user::Entity::find().count(&state.db).await? > 0;
+    if initialized {
+        seen.0.store(true, Ordering::Relaxed);
+    }
+    Ok(initialized)
+}
 
 /// `GET /api/v1/system/info`.
 pub struct GetSystemInfo;
@@ -36,7 +56,7 @@ impl Operation for GetSystemInfo {
         ctx: &RequestCtx,
         _: Input<NoParams, NoParams, NoBody>,
     ) -> ApiResult<SystemInfo> {
-        let initialized = user::Entity::find().count(&state.db).await? > 0;
+        let initialized = is_initialized(state).await?;
         let multi = state.settings.workspaces.multi;
         let (wizard_status, wizard_progress) = match &ctx.workspace {
             Some(ws) => (
