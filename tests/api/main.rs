@@ -19,6 +19,7 @@ mod provider; // /api/v1/provider/{requesters,providers,models}
 mod requesters; // LangBot's native-protocol requesters against fakes of each protocol
 mod system; // /healthz, /readyz, /api/v1/system/*, /api/docs
 mod tools; // /api/v1/tools, the function-calling loop, tool-call records
+mod unavailable; // LangBot features not here (knowledge bases, skills, Box …): "none" in its shapes
 mod user; // /api/v1/user/*
 mod workspaces; // /api/v1/workspaces/*, /api/v1/invitations/*
 

@@ -154,7 +154,8 @@ pub struct Window {
     pub end: Option<DateTime<Utc>>,
 }
 
-fn parse_time(raw: &str, field: &str) -> ApiResult<DateTime<Utc>> {
+/// An RFC 3339 time (or ISO 8601 without offset, read as UTC); 400 naming `field` otherwise.
+pub fn parse_time(raw: &str, field: &str) -> ApiResult<DateTime<Utc>> {
     let raw = raw.trim();
     if let Ok(t) = DateTime::parse_from_rfc3339(raw) {
         return Ok(t.with_timezone(&Utc));

@@ -33,6 +33,7 @@ impl validator::Validate for WizardProgress {
 
 /// `POST /system/wizard/completed` body.
 #[derive(Debug, Deserialize, ToSchema, validator::Validate)]
+#[serde(deny_unknown_fields)]
 pub struct WizardOutcome {
     /// `completed` (default) or `skipped`.
     #[serde(default)]

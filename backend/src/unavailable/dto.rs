@@ -158,6 +158,21 @@ pub struct FeedbackQuery {
     pub offset: Option<u64>,
 }
 
+impl FeedbackQuery {
+    /// The time bounds must be times, as on every monitoring read (there is nothing to filter,
+    /// but a mistaken filter is still the caller's to hear about).
+    pub fn check_times(&self) -> crate::error::ApiResult<()> {
+        use crate::monitoring::filter::parse_time;
+        if let Some(start) = &self.start_time {
+            parse_time(start, "start_time")?;
+        }
+        if let Some(end) = &self.end_time {
+            parse_time(end, "end_time")?;
+        }
+        Ok(())
+    }
+}
+
 /// Feedback totals: no platform adapter here reports likes or dislikes.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct FeedbackStats {

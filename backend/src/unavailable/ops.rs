@@ -295,9 +295,10 @@ impl Operation for GetMonitoringFeedbackStats {
     async fn run(
         _: &AppState,
         ctx: &RequestCtx,
-        _: Input<NoParams, FeedbackQuery, NoBody>,
+        input: Input<NoParams, FeedbackQuery, NoBody>,
     ) -> ApiResult<FeedbackStats> {
         ctx.workspace()?;
+        input.query.check_times()?;
         Ok(FeedbackStats {
             total_feedback: 0,
             total_likes: 0,
@@ -327,6 +328,7 @@ impl Operation for ListMonitoringFeedback {
         input: Input<NoParams, FeedbackQuery, NoBody>,
     ) -> ApiResult<FeedbackList> {
         ctx.workspace()?;
+        input.query.check_times()?;
         Ok(FeedbackList {
             feedback: Vec::new(),
             total: 0,

@@ -210,3 +210,43 @@ async fn the_reaper_fails_executions_whose_lease_expired() {
     let after = app.get_as(&rig.owner, "/api/v1/monitoring/messages").await;
     assert_eq!(after.data()["total"], 0);
 }
+
+/// LangBot's `source` picks kinds of execution: every one recorded here is a pipeline run, so
+/// `agent` and `event` select none, and an unknown value counts as `all` (as LangBot does).
+#[tokio::test]
+async fn executions_source_selects_langbots_kinds() {
+    let app = spawn_app().await;
+    let rig = rig_traffic(&app).await;
+    for (source, total) in [
+        ("all", 4),
+        ("pipeline", 4),
+        ("agent", 0),
+        ("event", 0),
+        ("something-else", 4),
+    ] {
+        let res = app
+            .get_as(
+                &rig.owner,
+                &format!("/api/v1/monitoring/executions?source={source}&limit=10"),
+            )
+            .await;
+        let data = res.data();
+        assert_eq!(data["total"], total, "source={source}");
+        assert_eq!(
+            data["items"].as_array().map(Vec::len),
+            Some(total),
+            "source={source}"
+        );
+        assert_eq!(data["limit"], 10, "source={source}");
+        let summary = &data["summary"]["executions"];
+        let completed = if total == 0 { 0 } else { 3 };
+        assert_eq!(summary["completed"], completed, "source={source}");
+    }
+    let res = app
+        .get_as(
+            &rig.owner,
+            &format!("/api/v1/monitoring/executions?source={}", "x".repeat(33)),
+        )
+        .await;
+    assert_eq!(res.status, 400, "{}", res.text);
+}

@@ -135,7 +135,9 @@ async fn every_json_body_must_be_an_object() {
 
 /// Bodies whose fields are a form declared by the resource itself (a plugin's config, from its
 /// manifest): an unknown field is refused once the resource is found (tests/api/plugins).
-const FORM_BODIES: &[&str] = &["update_plugin_config"];
+/// The wizard's progress is any object LangBot's UI sends, stored as sent (reference
+/// tool_sources.md §6.4).
+const FORM_BODIES: &[&str] = &["update_plugin_config", "save_wizard_progress"];
 
 #[tokio::test]
 async fn every_json_body_refuses_an_unknown_field_naming_it() {

@@ -67,7 +67,14 @@ fn the_oracle_and_the_catalog_agree() {
 fn the_oracle_keeps_the_spec_public_list_public() {
     let oracle = oracle();
     let public: BTreeMap<&str, &str> = [
-        ("get_system_info", "none"),
+        // A session token, when sent, adds the Workspace's wizard fields (reference
+        // tool_sources.md §6.1).
+        ("get_system_info", "none_or_session"),
+        // LangBot's login page and `<img src>` icons (reference tool_sources.md §6.2, §6.10,
+        // §6.11): no credentials.
+        ("get_login_methods", "none"),
+        ("get_requester_icon", "none"),
+        ("get_adapter_icon", "none"),
         ("get_init_status", "none"),
         ("init_account", "none"),
         ("login", "none"),

@@ -21,7 +21,7 @@ pub(super) enum Resource {
     Identity,
     /// `/provider`.
     Providers,
-    /// `/pipelines`.
+    /// `/pipelines`, and `/agents` (LangBot's processors: the pipelines again).
     Pipelines,
     /// `/platform`.
     Platform,
@@ -31,6 +31,9 @@ pub(super) enum Resource {
     Mcp,
     /// `/plugins`.
     Plugins,
+    /// LangBot features not here, answered "none": `/knowledge`, `/skills`, `/assistant`,
+    /// `/marketplace`, `/box`, `/dist`.
+    Unavailable,
 }
 
 impl Resource {
@@ -39,11 +42,14 @@ impl Resource {
         Some(match first {
             "workspaces" | "apikeys" | "system" | "user" | "invitations" => Resource::Identity,
             "provider" => Resource::Providers,
-            "pipelines" => Resource::Pipelines,
+            "pipelines" | "agents" => Resource::Pipelines,
             "platform" => Resource::Platform,
             "monitoring" => Resource::Monitoring,
             "mcp" | "tools" => Resource::Mcp,
             "plugins" => Resource::Plugins,
+            "knowledge" | "skills" | "assistant" | "marketplace" | "box" | "dist" => {
+                Resource::Unavailable
+            }
             _ => return None,
         })
     }

@@ -19,6 +19,7 @@ mod providers;
 mod records;
 mod selectors;
 mod tool_calls;
+mod unavailable;
 mod world;
 
 /// Text in B's turns (and so in B's messages and replies): must never reach A.

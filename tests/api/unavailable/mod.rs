@@ -1,0 +1,181 @@
+//! The LangBot features this server does not have (knowledge bases, skills, the assistant, the
+//! marketplace, Box, background tasks, release checks, user feedback, the legacy-pipeline
+//! migration): each read answers LangBot's own "none / not available" shape, for every
+//! credential that may read the Workspace, and nothing without credentials.
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, Cred, TestApp};
+
+/// Each "not available" read (with the query LangBot's UI sends) and its whole answer, where
+/// `{ws}` stands for the caller's Workspace.
+fn expected() -> Vec<(&'static str, Value)> {
+    vec![
+        ("/api/v1/knowledge/bases", json!({ "bases": [] })),
+        (
+            "/api/v1/knowledge/migration/status",
+            json!({ "needed": false, "internal_kb_count": 0, "external_kb_count": 0 }),
+        ),
+        ("/api/v1/skills", json!({ "skills": [] })),
+        (
+            "/api/v1/assistant/conversations",
+            json!({ "conversations": [] }),
+        ),
+        (
+            "/api/v1/system/tasks?type=user&kind=plugin-operation",
+            json!({ "tasks": [], "id_index": 0 }),
+        ),
+        (
+            "/api/v1/marketplace/plugins?page=1&page_size=20&sort_by=install_count&sort_order=DESC",
+            json!({ "plugins": [], "total": 0 }),
+        ),
+        ("/api/v1/box/status", box_unavailable()),
+        ("/api/v1/box/runtime-status", box_unavailable()),
+        ("/api/v1/box/sessions", json!([])),
+        ("/api/v1/dist/info/releases", json!([])),
+        ("/api/v1/dist/info/repo", json!({ "repo": null })),
+        (
+            "/api/v1/monitoring/feedback/stats?startTime=2026-01-01T00:00:00Z",
+            json!({
+                "total_feedback": 0, "total_likes": 0, "total_dislikes": 0,
+                "satisfaction_rate": 0.0, "by_bot": [],
+            }),
+        ),
+        (
+            "/api/v1/monitoring/feedback?feedbackType=2&limit=100&offset=0",
+            json!({ "feedback": [], "total": 0, "limit": 100, "offset": 0 }),
+        ),
+        (
+            "/api/v1/pipelines/_/migration/preview",
+            json!({ "planner_version": "5", "workspace_uuid": "{ws}", "items": [], "total": 0 }),
+        ),
+    ]
+}
+
+fn box_unavailable() -> Value {
+    json!({
+        "available": false, "enabled": false, "profile": null, "recent_error_count": 0,
+        "connector_error": null, "hidden": true,
+    })
+}
+
+/// `expected` with `{ws}` replaced by `ws`.
+fn with_workspace(value: &Value, ws: &str) -> Value {
+    match value {
+        Value::String(s) if s == "{ws}" => json!(ws),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), with_workspace(v, ws)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Every read answers its shape as `cred`; answers the mismatches.
+async fn mismatches(app: &TestApp, cred: &Cred, ws: &str, label: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (path, want) in expected() {
+        let res = app.call(cred.clone(), None, Method::GET, path, None).await;
+        let want = with_workspace(&want, ws);
+        if res.status != 200 || res.body["code"] != 0 || res.body["data"] != want {
+            problems.push(format!(
+                "GET {path} as {label}: expected 200 {want}, got {} {}",
+                res.status, res.text
+            ));
+        }
+    }
+    problems
+}
+
+/// The operation ids of the reads above, in the same order.
+const IDS: [&str; 14] = [
+    "list_knowledge_bases",
+    "get_knowledge_migration_status",
+    "list_skills",
+    "list_assistant_conversations",
+    "list_system_tasks",
+    "list_marketplace_plugins",
+    "get_box_status",
+    "get_box_runtime_status",
+    "list_box_sessions",
+    "list_langbot_releases",
+    "get_langbot_repo_info",
+    "get_monitoring_feedback_stats",
+    "list_monitoring_feedback",
+    "preview_pipeline_migration",
+];
+
+#[test]
+fn the_reads_checked_are_the_catalogs_unavailable_operations() {
+    let expected = expected();
+    assert_eq!(expected.len(), IDS.len());
+    for (id, (path, _)) in IDS.iter().zip(&expected) {
+        let meta = langbot::api::catalog()
+            .operations()
+            .iter()
+            .map(|op| op.meta())
+            .find(|m| m.id == *id)
+            .unwrap_or_else(|| panic!("{id}: not in the catalog"));
+        assert_eq!(meta.method.as_str(), "GET", "{id}");
+        let bare = path.trim_start_matches("/api/v1").split('?').next().unwrap();
+        assert_eq!(meta.path, bare, "{id}");
+        assert_eq!(meta.permission.map(|p| p.as_str()), Some("resource.view"), "{id}");
+    }
+}
+
+#[tokio::test]
+async fn each_answers_none_in_langbots_shape_to_every_reader() {
+    let app = spawn_app().await;
+    let owner = app.init_owner().await;
+    let ws = app.workspace_of(&owner).await;
+    let viewer = app
+        .add_member(&owner, &ws, "viewer@example.com", "viewer")
+        .await;
+    let (_, key) = app.create_key(&owner, None).await;
+    let mut problems = mismatches(&app, &Cred::bearer(&owner), &ws, "the owner").await;
+    problems.extend(mismatches(&app, &Cred::bearer(&viewer.token), &ws, "a viewer").await);
+    problems.extend(mismatches(&app, &Cred::api_key(&key), &ws, "an API key").await);
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[tokio::test]
+async fn each_needs_credentials() {
+    let app = spawn_app().await;
+    let owner = app.init_owner().await;
+    for (path, _) in expected() {
+        app.get(path)
+            .await
+            .assert_error(401, "invalid_authentication");
+        app.call(Cred::bearer("not-a-token"), None, Method::GET, path, None)
+            .await
+            .assert_error(401, "invalid_authentication");
+    }
+    // A key without `resource.view` may not read them.
+    let (_, narrow) = app.create_key(&owner, Some(&["workspace.view"])).await;
+    for (path, _) in expected() {
+        app.call(Cred::api_key(&narrow), None, Method::GET, path, None)
+            .await
+            .assert_error(403, "permission_denied");
+    }
+}
+
+#[tokio::test]
+async fn their_filters_are_validated() {
+    let app = spawn_app().await;
+    let owner = app.init_owner().await;
+    for path in [
+        "/api/v1/monitoring/feedback?feedbackType=3",
+        "/api/v1/monitoring/feedback?limit=0",
+        "/api/v1/monitoring/feedback?limit=abc",
+        "/api/v1/marketplace/plugins?page=0",
+        "/api/v1/marketplace/plugins?page_size=5000",
+        "/api/v1/system/tasks?nope=1",
+        "/api/v1/monitoring/feedback?startTime=yesterday",
+        "/api/v1/monitoring/feedback/stats?endTime=2024-13-45T00:00:00Z",
+    ] {
+        let res = app.get_as(&owner, path).await;
+        res.assert_error(400, "invalid_request");
+    }
+}

@@ -1,0 +1,30 @@
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+const bin = process.env.BIN;
+const port = 18000 + Math.floor(Math.random()*1000);
+const url = `http://127.0.0.1:${port}`;
+const srv = spawn(bin, ['serve'], { env: { ...process.env, LANGBOT_HTTP_ADDR: `127.0.0.1:${port}`, LANGBOT_DATA_DIR: mkdtempSync('/tmp/lbx-'), LANGBOT_WEB_DIR: '/var/cache/langbot-wheel/ui-4.11.2/langbot/web/dist', LANGBOT_LOG: 'warn' }, stdio: 'inherit' });
+for (let i = 0; i < 100; i++) { try { if ((await fetch(url + '/readyz')).ok) break; } catch {} await new Promise(r => setTimeout(r, 200)); }
+await fetch(url + '/api/v1/user/init', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: 'o@example.com', password: 'first-password-1' }) });
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+const ctx = await b.newContext({ baseURL: url, viewport: { width: 1280, height: 860 }, locale: 'en-US' });
+const page = await ctx.newPage();
+page.on('response', r => { const u = new URL(r.url()); if (u.pathname.startsWith('/api/') && r.status() >= 400) console.log('FAIL', r.status(), r.request().method(), u.pathname + u.search); });
+await page.goto('/login', { timeout: 90000 });
+await page.locator('input[type=password]').waitFor({ timeout: 60000 });
+await page.locator('input').first().fill('o@example.com');
+await page.locator('input[type=password]').first().fill('first-password-1');
+await page.locator('button[type=submit]').first().click();
+await page.getByText('Select a Platform').waitFor({ timeout: 60000 });
+await page.getByRole('button', { name: 'Skip' }).click();
+await page.getByRole('button', { name: 'OK', exact: true }).click();
+await page.waitForTimeout(3000);
+console.log('URL', page.url());
+await page.screenshot({ path: '/tmp/lbui-shots/x-home.png' });
+const dump = async (n) => { console.log('--', n, page.url()); console.log((await page.locator('button, a, [role=tab], [role=menuitem]').allInnerTexts()).filter(t => t.trim()).map(t=>t.replace(/\s+/g,' ')).join(' | ')); };
+await dump('home');
+globalThis.page = page;
+const steps = process.env.STEPS ? (await import(process.env.STEPS)).default : async () => {};
+try { await steps(page, dump); } catch (e) { console.log('STEP ERROR', e.message); await page.screenshot({ path: '/tmp/lbui-shots/x-error.png' }); }
+await b.close(); srv.kill();
