@@ -96,6 +96,48 @@ pub struct ExecutionSummary {
     pub failed: u64,
     pub cancelled: u64,
     pub ignored: u64,
+    /// LangBot's split by kind of execution: every one here is a pipeline run.
+    pub by_source: BySource,
+    /// The same counts by status group, as LangBot's UI also reads them.
+    pub by_status: std::collections::BTreeMap<String, u64>,
+    /// Runs waiting for user input: none here (no interactive agent runs).
+    pub waiting: u64,
+    /// `completed / (completed + failed) * 100` to 2 decimals; `null` with neither.
+    pub success_rate: Option<f64>,
+    /// `completed + failed`.
+    pub denominator: u64,
+}
+
+impl ExecutionSummary {
+    /// Fills the fields derived from the status counts (LangBot's summary shape).
+    pub fn derive(mut self) -> Self {
+        self.by_source = BySource {
+            agent: 0,
+            pipeline: self.total,
+        };
+        self.by_status = [
+            ("queued", self.queued),
+            ("running", self.running),
+            ("completed", self.completed),
+            ("failed", self.failed),
+            ("cancelled", self.cancelled),
+            ("ignored", self.ignored),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        self.denominator = self.completed + self.failed;
+        self.success_rate = (self.denominator > 0)
+            .then(|| (self.completed as f64 * 10_000.0 / self.denominator as f64).round() / 100.0);
+        self
+    }
+}
+
+/// Executions by kind (LangBot's `agent` runs and `pipeline` runs).
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct BySource {
+    pub agent: u64,
+    pub pipeline: u64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -207,7 +207,7 @@ pub async fn executions(
             offset,
             has_more: false,
             summary: Summary {
-                executions: ExecutionSummary::default(),
+                executions: ExecutionSummary::default().derive(),
                 tokens: Tokens::default(),
             },
         });
@@ -255,7 +255,7 @@ pub async fn executions(
         limit,
         offset,
         summary: Summary {
-            executions: summary,
+            executions: summary.derive(),
             tokens,
         },
     })

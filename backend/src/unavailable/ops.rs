@@ -1,7 +1,9 @@
 //! The "not available" operations: reads with LangBot's shapes that always answer none.
-//! Each needs a Workspace and `resource.view`, like LangBot's own.
+//! Each needs a Workspace and `resource.view`, like LangBot's own, except the marketplace and
+//! release reads: LangBot's UI sends those to its cloud service without credentials (before
+//! login too), and a 401 there sends it back to its login page.
 
-use crate::access::{Permission, RequestCtx};
+use crate::access::{Access, Permission, RequestCtx};
 use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation};
 use crate::error::ApiResult;
 use crate::state::AppState;
@@ -142,7 +144,7 @@ impl Operation for ListMarketplacePlugins {
     const META: OpMeta = OpMeta::get("list_marketplace_plugins", "/marketplace/plugins")
         .tag("marketplace")
         .summary("Marketplace plugins: always none (there is no marketplace)")
-        .permission(Permission::ResourceView);
+        .access(Access::Public);
     type Path = NoParams;
     type Query = MarketplaceQuery;
     type Body = NoBody;
@@ -150,10 +152,9 @@ impl Operation for ListMarketplacePlugins {
 
     async fn run(
         _: &AppState,
-        ctx: &RequestCtx,
+        _: &RequestCtx,
         _: Input<NoParams, MarketplaceQuery, NoBody>,
     ) -> ApiResult<MarketplacePluginList> {
-        ctx.workspace()?;
         Ok(MarketplacePluginList {
             plugins: Vec::new(),
             total: 0,
@@ -237,7 +238,7 @@ impl Operation for ListLangbotReleases {
     const META: OpMeta = OpMeta::get("list_langbot_releases", "/dist/info/releases")
         .tag("dist")
         .summary("LangBot releases: always `[]` (no update check)")
-        .permission(Permission::ResourceView);
+        .access(Access::Public);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -245,10 +246,9 @@ impl Operation for ListLangbotReleases {
 
     async fn run(
         _: &AppState,
-        ctx: &RequestCtx,
+        _: &RequestCtx,
         _: Input<NoParams, NoParams, NoBody>,
     ) -> ApiResult<EmptyArray> {
-        ctx.workspace()?;
         Ok(EmptyArray(Vec::new()))
     }
 }
@@ -260,7 +260,7 @@ impl Operation for GetLangbotRepoInfo {
     const META: OpMeta = OpMeta::get("get_langbot_repo_info", "/dist/info/repo")
         .tag("dist")
         .summary("LangBot's repository info: `{repo: null}` (nothing is fetched from GitHub)")
-        .permission(Permission::ResourceView);
+        .access(Access::Public);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -268,10 +268,9 @@ impl Operation for GetLangbotRepoInfo {
 
     async fn run(
         _: &AppState,
-        ctx: &RequestCtx,
+        _: &RequestCtx,
         _: Input<NoParams, NoParams, NoBody>,
     ) -> ApiResult<RepoInfo> {
-        ctx.workspace()?;
         Ok(RepoInfo { repo: None })
     }
 }

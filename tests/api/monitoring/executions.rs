@@ -241,6 +241,21 @@ async fn executions_source_selects_langbots_kinds() {
         let summary = &data["summary"]["executions"];
         let completed = if total == 0 { 0 } else { 3 };
         assert_eq!(summary["completed"], completed, "source={source}");
+        // LangBot's summary shape: by kind, by status group, the success rate.
+        assert_eq!(summary["by_source"]["agent"], 0, "source={source}");
+        assert_eq!(summary["by_source"]["pipeline"], total, "source={source}");
+        assert_eq!(
+            summary["by_status"]["completed"], completed,
+            "source={source}"
+        );
+        assert_eq!(summary["waiting"], 0, "source={source}");
+        if total == 0 {
+            assert_eq!(summary["success_rate"], serde_json::Value::Null);
+            assert_eq!(summary["denominator"], 0);
+        } else {
+            assert_eq!(summary["success_rate"], 75.0, "3 completed, 1 failed");
+            assert_eq!(summary["denominator"], 4);
+        }
     }
     let res = app
         .get_as(

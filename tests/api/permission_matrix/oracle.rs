@@ -75,6 +75,10 @@ fn the_oracle_keeps_the_spec_public_list_public() {
         ("get_login_methods", "none"),
         ("get_requester_icon", "none"),
         ("get_adapter_icon", "none"),
+        // LangBot's UI sends these to its cloud service, without credentials (§6 preamble).
+        ("list_marketplace_plugins", "none"),
+        ("list_langbot_releases", "none"),
+        ("get_langbot_repo_info", "none"),
         ("get_init_status", "none"),
         ("init_account", "none"),
         ("login", "none"),

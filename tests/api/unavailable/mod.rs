@@ -89,6 +89,17 @@ async fn mismatches(app: &TestApp, cred: &Cred, ws: &str, label: &str) -> Vec<St
     problems
 }
 
+/// Reads LangBot's UI sends to its cloud service, without credentials (before login too): public.
+const PUBLIC: [&str; 3] = [
+    "/api/v1/marketplace/plugins",
+    "/api/v1/dist/info/releases",
+    "/api/v1/dist/info/repo",
+];
+
+fn is_public(path: &str) -> bool {
+    PUBLIC.iter().any(|p| path.split('?').next() == Some(*p))
+}
+
 /// The operation ids of the reads above, in the same order.
 const IDS: [&str; 14] = [
     "list_knowledge_bases",
@@ -119,9 +130,19 @@ fn the_reads_checked_are_the_catalogs_unavailable_operations() {
             .find(|m| m.id == *id)
             .unwrap_or_else(|| panic!("{id}: not in the catalog"));
         assert_eq!(meta.method.as_str(), "GET", "{id}");
-        let bare = path.trim_start_matches("/api/v1").split('?').next().unwrap();
+        let bare = path
+            .trim_start_matches("/api/v1")
+            .split('?')
+            .next()
+            .unwrap();
         assert_eq!(meta.path, bare, "{id}");
-        assert_eq!(meta.permission.map(|p| p.as_str()), Some("resource.view"), "{id}");
+        let (permission, access) = if is_public(path) {
+            (None, "none")
+        } else {
+            (Some("resource.view"), "session_or_api_key")
+        };
+        assert_eq!(meta.permission.map(|p| p.as_str()), permission, "{id}");
+        assert_eq!(meta.access.as_str(), access, "{id}");
     }
 }
 
@@ -141,10 +162,25 @@ async fn each_answers_none_in_langbots_shape_to_every_reader() {
 }
 
 #[tokio::test]
-async fn each_needs_credentials() {
+async fn the_cloud_service_reads_answer_without_credentials() {
+    let app = spawn_app().await;
+    app.init_owner().await;
+    for (path, want) in expected().into_iter().filter(|(p, _)| is_public(p)) {
+        let res = app.get(path).await;
+        assert_eq!(res.data(), &want, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn each_workspace_read_needs_credentials() {
     let app = spawn_app().await;
     let owner = app.init_owner().await;
-    for (path, _) in expected() {
+    let private: Vec<_> = expected()
+        .into_iter()
+        .filter(|(p, _)| !is_public(p))
+        .collect();
+    assert_eq!(private.len(), 11);
+    for (path, _) in &private {
         app.get(path)
             .await
             .assert_error(401, "invalid_authentication");
@@ -154,7 +190,7 @@ async fn each_needs_credentials() {
     }
     // A key without `resource.view` may not read them.
     let (_, narrow) = app.create_key(&owner, Some(&["workspace.view"])).await;
-    for (path, _) in expected() {
+    for (path, _) in &private {
         app.call(Cred::api_key(&narrow), None, Method::GET, path, None)
             .await
             .assert_error(403, "permission_denied");

@@ -2244,6 +2244,13 @@ export interface components {
          * @enum {string}
          */
         Bucket: "hour" | "day";
+        /** @description Executions by kind (LangBot's `agent` runs and `pipeline` runs). */
+        BySource: {
+            /** Format: int64 */
+            agent: number;
+            /** Format: int64 */
+            pipeline: number;
+        };
         /** @description What a processor may receive: pipelines take messages only. */
         Capability: {
             message_only: boolean;
@@ -2531,10 +2538,21 @@ export interface components {
         };
         /** @description Counts per status group. */
         ExecutionSummary: {
+            /** @description LangBot's split by kind of execution: every one here is a pipeline run. */
+            by_source: components["schemas"]["BySource"];
+            /** @description The same counts by status group, as LangBot's UI also reads them. */
+            by_status: {
+                [key: string]: number;
+            };
             /** Format: int64 */
             cancelled: number;
             /** Format: int64 */
             completed: number;
+            /**
+             * Format: int64
+             * @description `completed + failed`.
+             */
+            denominator: number;
             /** Format: int64 */
             failed: number;
             /** Format: int64 */
@@ -2543,8 +2561,18 @@ export interface components {
             queued: number;
             /** Format: int64 */
             running: number;
+            /**
+             * Format: double
+             * @description `completed / (completed + failed) * 100` to 2 decimals; `null` with neither.
+             */
+            success_rate?: number | null;
             /** Format: int64 */
             total: number;
+            /**
+             * Format: int64
+             * @description Runs waiting for user input: none here (no interactive agent runs).
+             */
+            waiting: number;
         };
         /** @description Which tool sources a pipeline may use (plugins, MCP servers, skills). */
         ExtensionsPreferences: {
@@ -5187,33 +5215,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error: invalid_authentication */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error: permission_denied */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error: resource_not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Error: internal_error */
             500: {
                 headers: {
@@ -5259,33 +5260,6 @@ export interface operations {
             };
             /** @description Error: invalid_request */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error: invalid_authentication */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error: permission_denied */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error: resource_not_found */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5658,33 +5632,6 @@ export interface operations {
             };
             /** @description Error: invalid_request */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error: invalid_authentication */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error: permission_denied */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error: resource_not_found */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
