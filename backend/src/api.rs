@@ -178,6 +178,8 @@ pub fn catalog() -> &'static Catalog {
             op::<na::GetMonitoringFeedbackStats>(),
             op::<na::ListMonitoringFeedback>(),
             op::<na::PreviewPipelineMigration>(),
+            op::<na::GetSpaceCredits>(),
+            op::<na::GetPendingSurvey>(),
         ])
     })
 }

@@ -7,8 +7,8 @@ pub enum Access {
     Public,
     /// No credentials needed, but a session token, when sent, identifies the account.
     OptionalSession,
-    /// No credentials needed; a valid session token selects its Workspace, any other
-    /// credential is ignored (LangBot's `system/info` adds Workspace fields that way).
+    /// No credentials needed; a valid session token or API key selects its Workspace, an
+    /// invalid one is ignored (LangBot's `system/info` adds Workspace fields that way).
     OptionalWorkspace,
     /// A session token; no Workspace context (account operations).
     Account,

@@ -176,14 +176,16 @@ pub async fn authorize(
         return Ok(base);
     }
     if meta.access == Access::OptionalWorkspace {
-        if credentials.bearer.is_none() {
+        if credentials.bearer.is_none() && credentials.api_key.is_none() {
             return Ok(base);
         }
-        let session = state
+        // Any valid credential selects its Workspace (MCP's API key too, so both faces agree);
+        // an invalid one is ignored, as if none were sent.
+        let resolved = state
             .identity
-            .authenticate(Access::SessionWorkspace, credentials, base.clone())
+            .authenticate(Access::Workspace, credentials, base.clone())
             .await;
-        return Ok(session.unwrap_or(base));
+        return Ok(resolved.unwrap_or(base));
     }
     let ctx = state
         .identity

@@ -41,7 +41,7 @@ impl Operation for GetSystemInfo {
         .tag("system")
         .summary("Instance version, edition and initialization state")
         .description(
-            "With a session token (and `X-Workspace-Id`), `wizard_status` and \
+            "With a session token (and `X-Workspace-Id`) or an API key, `wizard_status` and \
              `wizard_progress` are the Workspace's; otherwise `none` and `null`.",
         )
         .access(Access::OptionalWorkspace)

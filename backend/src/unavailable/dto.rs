@@ -193,3 +193,19 @@ pub struct FeedbackList {
     pub limit: u64,
     pub offset: u64,
 }
+
+/// `{credits: null, owner_space_bound: false, is_workspace_owner}`: no LangBot Space account
+/// (and so no credits) here.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SpaceCredits {
+    pub credits: Option<f64>,
+    pub owner_space_bound: bool,
+    /// Whether the caller owns the Workspace the request runs in.
+    pub is_workspace_owner: bool,
+}
+
+/// `{survey: null}`: no surveys here.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PendingSurvey {
+    pub survey: Option<Value>,
+}

@@ -366,3 +366,53 @@ impl Operation for PreviewPipelineMigration {
         })
     }
 }
+
+/// `GET /user/space-credits`.
+pub struct GetSpaceCredits;
+
+impl Operation for GetSpaceCredits {
+    const META: OpMeta = OpMeta::get("get_space_credits", "/user/space-credits")
+        .tag("user")
+        .summary("LangBot Space credits: none (no Space account here)")
+        .access(Access::SessionWorkspace);
+    type Path = NoParams;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = SpaceCredits;
+
+    async fn run(
+        _: &AppState,
+        ctx: &RequestCtx,
+        _: Input<NoParams, NoParams, NoBody>,
+    ) -> ApiResult<SpaceCredits> {
+        let ws = ctx.workspace()?;
+        Ok(SpaceCredits {
+            credits: None,
+            owner_space_bound: false,
+            is_workspace_owner: ws.role == Some(crate::access::Role::Owner),
+        })
+    }
+}
+
+/// `GET /survey/pending`.
+pub struct GetPendingSurvey;
+
+impl Operation for GetPendingSurvey {
+    const META: OpMeta = OpMeta::get("get_pending_survey", "/survey/pending")
+        .tag("user")
+        .summary("The survey to show: always none (no surveys here)")
+        .access(Access::Account);
+    type Path = NoParams;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = PendingSurvey;
+
+    async fn run(
+        _: &AppState,
+        ctx: &RequestCtx,
+        _: Input<NoParams, NoParams, NoBody>,
+    ) -> ApiResult<PendingSurvey> {
+        ctx.account()?;
+        Ok(PendingSurvey { survey: None })
+    }
+}

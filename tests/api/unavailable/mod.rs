@@ -215,3 +215,41 @@ async fn their_filters_are_validated() {
         res.assert_error(400, "invalid_request");
     }
 }
+
+/// LangBot's UI asks for Space credits and a pending survey with a session token and no
+/// `X-Workspace-Id`; here there is never a Space account or a survey.
+#[tokio::test]
+async fn space_credits_and_surveys_are_none_for_a_signed_in_user() {
+    let app = spawn_app().await;
+    let owner = app.init_owner().await;
+    let ws = app.workspace_of(&owner).await;
+    let viewer = app
+        .add_member(&owner, &ws, "viewer@example.com", "viewer")
+        .await;
+    let credits = |owns: bool| json!({ "credits": null, "owner_space_bound": false, "is_workspace_owner": owns });
+    let res = app.get_as(&owner, "/api/v1/user/space-credits").await;
+    assert_eq!(res.data(), &credits(true));
+    let res = app
+        .call(
+            Cred::bearer(&viewer.token),
+            Some(&ws),
+            Method::GET,
+            "/api/v1/user/space-credits",
+            None,
+        )
+        .await;
+    assert_eq!(res.data(), &credits(false));
+    let res = app.get_as(&viewer.token, "/api/v1/survey/pending").await;
+    assert_eq!(res.data(), &json!({ "survey": null }));
+    // Session operations: no credentials, or an API key, are refused.
+    let (_, key) = app.create_key(&owner, None).await;
+    for path in ["/api/v1/user/space-credits", "/api/v1/survey/pending"] {
+        app.get(path)
+            .await
+            .assert_error(401, "invalid_authentication");
+        let res = app
+            .call(Cred::api_key(&key), None, Method::GET, path, None)
+            .await;
+        assert_eq!(res.status, 401, "{path} with an API key");
+    }
+}
