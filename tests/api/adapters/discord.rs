@@ -190,6 +190,7 @@ async fn a_dropped_gateway_is_resumed_and_missed_events_are_answered_once() {
     assert_eq!(sent[1]["content"], echo(2, "during"));
     rig.wait_state(&app, &rig.bot, "running").await;
     rig.wait_log(&app, &rig.bot, "reconnecting").await;
+    rig.wait_log(&app, &rig.bot, "session resumed").await;
 
     dc.push(direct_message(3, "42", "after"));
     let sent = dc.wait_sent_to("dm42", 3).await;

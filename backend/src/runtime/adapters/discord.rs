@@ -25,13 +25,15 @@ use twilight_model::gateway::payload::outgoing::identify::IdentifyProperties;
 use super::supervisor::{self, Ended};
 use super::{Image, Outbox, PartOptions, SendResult};
 use crate::bots::adapters::DISCORD;
-use crate::bots::status;
+use crate::bots::status::{self, LogLevel};
 use crate::entities::bot;
 use crate::error::{ApiError, ApiResult};
 use crate::runtime::message::{Inbound, Segment, SessionType};
 use crate::state::AppState;
 
 const TEXT_LIMIT: usize = 2000;
+const OP_DISPATCH: i64 = 0;
+const OP_HELLO: i64 = 10;
 const TIMEOUT: Duration = Duration::from_secs(30);
 const INTENTS: Intents = Intents::GUILDS
     .union(Intents::GUILD_MESSAGES)
@@ -132,18 +134,22 @@ impl Rest {
     }
 }
 
-/// What resuming a dropped session on a new shard needs.
+/// What resuming a dropped session on a new shard needs: the session, and the URL to
+/// resume at (none when twilight dropped it after a failed connect; the shard then
+/// resumes at the main gateway URL, as twilight itself would).
 #[derive(Debug, Clone)]
 struct Resume {
     session: Session,
-    url: String,
+    url: Option<String>,
 }
 
 type Saved = Arc<Mutex<Option<Resume>>>;
 
 /// Runs the gateway connection (under the lease) until `stop`. Each session is one twilight
-/// shard; when its connection closes, the supervisor reconnects (logging it, with back-off)
-/// and the next shard resumes the session the last one had.
+/// shard; when the gateway closes its connection, the supervisor reconnects (logging it,
+/// with back-off) and the next shard resumes the session the last one had. A connection
+/// that just drops (no close frame) is re-established by the shard itself; the adapter
+/// sees the new connection's hello and records the reconnect the same way.
 pub async fn run(state: AppState, bot: Arc<bot::Model>, stop: CancellationToken) {
     let resume: Saved = Arc::default();
     supervisor::reconnecting(&state, &bot.uuid, &stop, || {
@@ -173,7 +179,10 @@ fn shard(config: &Config, url: String, previous: Option<Resume>) -> Shard {
         .identify_properties(properties)
         .proxy_url(url);
     if let Some(r) = previous {
-        builder = builder.session(r.session).resume_url(r.url);
+        builder = builder.session(r.session);
+        if let Some(url) = r.url {
+            builder = builder.resume_url(url);
+        }
     }
     Shard::with_config(ShardId::ONE, builder.build())
 }
@@ -184,10 +193,9 @@ fn save(resume: &Saved, value: Option<Resume>) {
 
 /// What the shard would resume with, if anything.
 fn resumable(shard: &Shard) -> Option<Resume> {
-    let url = gateway_base(shard.resume_url()?).ok()?;
     Some(Resume {
         session: shard.session()?.clone(),
-        url,
+        url: shard.resume_url().and_then(|u| gateway_base(u).ok()),
     })
 }
 
@@ -205,6 +213,7 @@ async fn session(
     let info = rest.get("/gateway/bot").await?;
     let url = gateway_base(info["url"].as_str().ok_or("/gateway/bot: no url")?)?;
     let mut shard = shard(&config, url, previous);
+    let mut connections = 0u32;
     loop {
         let next = tokio::select! {
             _ = stop.cancelled() => {
@@ -215,7 +224,23 @@ async fn session(
         };
         match next {
             Some(Ok(Message::Text(text))) => {
-                if let Some(ended) = dispatch(state, bot, &rest, &text).await {
+                let Ok(payload) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
+                if payload["op"].as_i64() == Some(OP_HELLO) {
+                    connections += 1;
+                    if connections > 1 {
+                        // The shard lost the last connection without a close frame and
+                        // has already connected again.
+                        let why = match shard.state() {
+                            ShardState::Resuming => "the connection dropped; resuming the session",
+                            _ => "the connection dropped; identifying anew",
+                        };
+                        supervisor::reconnected_by_client(state, &bot.uuid, why).await;
+                    }
+                    continue;
+                }
+                if let Some(ended) = dispatch(state, bot, &rest, &payload).await {
                     save(&resume, None);
                     return Ok(ended);
                 }
@@ -258,10 +283,14 @@ async fn close(shard: &mut Shard) {
     .await;
 }
 
-/// Handles one event; `Some` when the session must end.
-async fn dispatch(state: &AppState, bot: &bot::Model, rest: &Rest, text: &str) -> Option<Ended> {
-    let payload: Value = serde_json::from_str(text).ok()?;
-    if payload["op"].as_i64() != Some(0) {
+/// Handles one gateway payload; `Some` when the session must end.
+async fn dispatch(
+    state: &AppState,
+    bot: &bot::Model,
+    rest: &Rest,
+    payload: &Value,
+) -> Option<Ended> {
+    if payload["op"].as_i64() != Some(OP_DISPATCH) {
         return None;
     }
     let d = &payload["d"];
@@ -284,7 +313,11 @@ async fn dispatch(state: &AppState, bot: &bot::Model, rest: &Rest, text: &str) -
             .await;
             supervisor::running(state, &bot.uuid).await;
         }
-        Some("RESUMED") => supervisor::running(state, &bot.uuid).await,
+        Some("RESUMED") => {
+            let store = state.store.as_ref();
+            status::log(store, &bot.uuid, LogLevel::Info, "gateway session resumed").await;
+            supervisor::running(state, &bot.uuid).await;
+        }
         Some("MESSAGE_CREATE") => message(state, bot, rest, d).await,
         _ => {}
     }
