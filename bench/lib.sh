@@ -8,6 +8,14 @@ command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk 
 # BENCH_BIN runs another build (e.g. an older commit's) against the same script.
 if [ -z "${BENCH_BIN:-}" ]; then cargo build --release --locked -p langbot >/dev/null; fi
 BIN="${BENCH_BIN:-$CARGO_TARGET_DIR/release/langbot}"
+# With two cores or more the server gets one core and the load generator another, so a
+# figure does not depend on how the scheduler shares them (BENCH_PIN=0 turns this off).
+if [ "${BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then
+  SERVER_CPU="${BENCH_SERVER_CPU:-0}"; LOAD_CPU="${BENCH_LOAD_CPU:-1}"
+  ON_SERVER_CPU=(taskset -c "$SERVER_CPU"); ON_LOAD_CPU=(taskset -c "$LOAD_CPU")
+else
+  ON_SERVER_CPU=(); ON_LOAD_CPU=()
+fi
 # shellcheck source=../scripts/lib/services.sh
 source scripts/lib/services.sh
 DIR="$(mktemp -d /tmp/langbot-bench.XXXXXX)"
@@ -23,10 +31,13 @@ api() { curl -fs -X "$1" "$BASE/api/v1$2" -H "authorization: Bearer $TOKEN" -H '
 start_langbot() {
   python3 bench/fake_upstream.py "$UP" & PIDS+=($!)
   local start_ns; start_ns=$(date +%s%N)
-  LANGBOT_DATA_DIR="$DIR" LANGBOT_HTTP_ADDR="127.0.0.1:$PORT" LANGBOT_LOG=warn "$BIN" serve & PID=$!; PIDS+=($PID)
+  LANGBOT_DATA_DIR="$DIR" LANGBOT_HTTP_ADDR="127.0.0.1:$PORT" LANGBOT_LOG=warn "${ON_SERVER_CPU[@]}" "$BIN" serve & PID=$!; PIDS+=($PID)
   until curl -fs "$BASE/readyz" >/dev/null 2>&1; do sleep 0.005; done
   ready_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
 }
+
+# CPU time (user + system, in clock ticks) a process has used so far.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 # Sets TOKEN (owner session), KEY (API key) and PROVIDER (the fake upstream).
 setup_owner() {

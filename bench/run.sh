@@ -3,22 +3,39 @@
 #   /healthz (baseline) · GET /system/context (API key) · GET /provider/models/llm with 20 models
 #   GET /platform/bots with 10 bots · POST …/event-routes/dry-run (API key)
 #   POST /bots/{uuid}/sync (the whole inbound path with an instantly answering fake model)
-# plus time to readiness and peak resident memory.
+# plus time to readiness and peak resident memory, and the ratio table: each endpoint next to
+# its bare twin (bench/bare.rs: a plain actix handler doing only the work itself, on the same
+# database), with the CPU time each request cost the serving process.
 #   bench/run.sh [duration-seconds] [connections]
 # On SQLite unless LANGBOT_DATABASE_URL names another database (e.g. a running PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${1:-10}"
 CONNECTIONS="${2:-32}"
-THREADS=$(( CONNECTIONS < 2 ? CONNECTIONS : 2 ))
 # shellcheck source=lib.sh
 source bench/lib.sh
+# A pinned load generator has one core: one thread (as the issues measured).
+if [ ${#ON_LOAD_CPU[@]} -gt 0 ]; then THREADS=1; else THREADS=$(( CONNECTIONS < 2 ? CONNECTIONS : 2 )); fi
+cargo build --release --locked -p langbot-bench --bin bare-twin >/dev/null
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$DIR"' EXIT
 start_langbot
 setup_owner
 for i in $(seq 20); do MODEL=$(api POST /provider/models/llm "{\"name\":\"m$i\",\"provider_uuid\":\"$PROVIDER\"}" | json '["data"]["uuid"]'); done
 PIPELINE=$(api POST /pipelines "{\"name\":\"bench\",\"is_default\":true,\"config\":{\"ai\":{\"runner_config\":{\"local-agent\":{\"model\":{\"primary\":\"$MODEL\"}}}},\"safety\":{\"rate-limit\":{\"limitation\":100000}}}}" | json '["data"]["uuid"]')
 for i in $(seq 10); do BOT=$(create_bot "bot$i"); done
+WORKSPACE=$(curl -fs "$BASE/api/v1/system/context" -H "X-API-Key: $KEY" | json '["data"]["workspace_uuid"]')
+
+TWIN_PORT="$(free_port)"; TWIN="http://127.0.0.1:$TWIN_PORT"
+BARE_ADDR="127.0.0.1:$TWIN_PORT" BARE_DATABASE_URL="sqlite://$DIR/langbot.db" BARE_PUBLIC_URL="$BASE" \
+  BARE_SECRET_KEYS=inbound_secret "${ON_SERVER_CPU[@]}" "$CARGO_TARGET_DIR/release/bare-twin" & TWIN_PID=$!; PIDS+=($TWIN_PID)
+until curl -fs "$TWIN/healthz" >/dev/null 2>&1; do sleep 0.005; done
+# The twin must answer what the server answers, or the ratio means nothing.
+python3 - <(curl -fs "$BASE/api/v1/platform/bots" -H "X-API-Key: $KEY") <(curl -fs "$TWIN/bots?workspace=$WORKSPACE") <<'PY'
+import json, sys
+server, twin = (json.load(open(p)) for p in sys.argv[1:3])
+if server != twin:
+    sys.exit(f"the bare twin's bots list differs from the server's:\n{server}\n{twin}")
+PY
 
 cat > "$DIR/dry_run.lua" <<LUA
 wrk.method = "POST"
@@ -52,24 +69,34 @@ response = function(status, headers, body)
 end
 LUA
 
-run() { # name, wrk args...
+run() { # name, wrk args... (TARGET names the serving process; the server by default)
   local name="$1"; shift
-  local out; out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@")
-  local rps p50 p99 errors
+  local target="${TARGET:-$PID}" before
+  before=$(cpu_ticks "$target")
+  local out; out=$("${ON_LOAD_CPU[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@")
+  local rps p50 p99 errors requests cpu_us
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  requests=$(awk '/requests in/ {print $1}' <<<"$out")
+  cpu_us=$(awk -v t="$(( $(cpu_ticks "$target") - before ))" -v hz="$(getconf CLK_TCK)" -v n="$requests" \
+    'BEGIN {printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0)}')
   p50=$(awk '$1=="50%" {print $2}' <<<"$out")
   p99=$(awk '$1=="99%" {print $2}' <<<"$out")
   errors=$(grep -E "Non-2xx|Socket errors" <<<"$out" | tr '\n' ' ' || true)
-  printf '%-44s %10s req/s   p50 %8s   p99 %8s   RSS %6s MiB  %s\n' "$name" "$rps" "$p50" "$p99" \
-    "$(awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$PID/status")" "$errors"
-  echo "$rps" > "$DIR/last"
+  printf '%-44s %10s req/s   p50 %8s   p99 %8s   %6s µs CPU/req   RSS %6s MiB  %s\n' "$name" "$rps" "$p50" "$p99" \
+    "$cpu_us" "$(awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$target/status")" "$errors"
+  echo "$rps $cpu_us" > "$DIR/last"
 }
 
-echo "LangBot bench: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, release build, $(db=${LANGBOT_DATABASE_URL:-sqlite:}; echo "${db%%:*}"), $(nproc) cores"
+pinning="not pinned"; [ ${#ON_LOAD_CPU[@]} -gt 0 ] && pinning="server on CPU $SERVER_CPU, wrk on CPU $LOAD_CPU"
+echo "LangBot bench: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, release build, $(db=${LANGBOT_DATABASE_URL:-sqlite:}; echo "${db%%:*}"), $(nproc) cores, $pinning; load:$(uptime | sed 's/.*load average://')"
 run "GET /healthz" "$BASE/healthz"; health=$(cat "$DIR/last")
+TARGET=$TWIN_PID run "bare twin: fixed body" "$TWIN/healthz"; bare_health=$(cat "$DIR/last")
+run "GET /api/v1/system/info (no auth)" "$BASE/api/v1/system/info"; info=$(cat "$DIR/last")
+run "GET /api/v1/platform/bots (10, session)" -H "Authorization: Bearer $TOKEN" "$BASE/api/v1/platform/bots"; bots_session=$(cat "$DIR/last")
 run "GET /api/v1/system/context (API key)" -H "X-API-Key: $KEY" "$BASE/api/v1/system/context"; ctx=$(cat "$DIR/last")
 run "GET /api/v1/provider/models/llm (20, key)" -H "X-API-Key: $KEY" "$BASE/api/v1/provider/models/llm"; models=$(cat "$DIR/last")
 run "GET /api/v1/platform/bots (10, key)" -H "X-API-Key: $KEY" "$BASE/api/v1/platform/bots"; bots=$(cat "$DIR/last")
+TARGET=$TWIN_PID run "bare twin: bots list (10, one SELECT)" "$TWIN/bots?workspace=$WORKSPACE"; bare_bots=$(cat "$DIR/last")
 run "POST …/event-routes/dry-run (key)" -s "$DIR/dry_run.lua" "$BASE/api/v1/platform/bots/$BOT/event-routes/dry-run"; dry=$(cat "$DIR/last")
 cat > "$DIR/model.lua" <<'LUA'
 wrk.method = "POST"
@@ -79,11 +106,22 @@ LUA
 run "fake model alone (its own latency)" -s "$DIR/model.lua" "http://127.0.0.1:$UP/v1/chat/completions"
 run "POST /bots/{uuid}/sync (whole turn)" -s "$DIR/sync.lua" "$BASE/bots/$BOT/sync"; turns=$(cat "$DIR/last")
 rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
-python3 - "$health" "$ctx" "$models" "$bots" "$dry" "$turns" "$ready_ms" "$rss_kib" <<'PY'
+python3 - "$health" "$bare_health" "$info" "$bots" "$bots_session" "$bare_bots" "$ctx" "$models" "$dry" "$turns" "$ready_ms" "$rss_kib" <<'PY'
 import sys
-h, c, m, b, d, t = map(float, sys.argv[1:7])
-ready, rss = int(sys.argv[7]), int(sys.argv[8])
-for name, v in [("system/context", c), ("models list", m), ("bots list", b), ("dry-run", d), ("sync turn", t)]:
-    print(f"{name:>16} / healthz throughput: {v / h:.2f}")
+h, bh, i, b, bs, bb, c, m, d, t = ([float(x) for x in a.split()] for a in sys.argv[1:11])
+ready, rss = int(sys.argv[11]), int(sys.argv[12])
+print(f"\n{'endpoint':<28} {'req/s':>9} {'µs CPU':>7}   {'twin':<22} {'req/s':>9} {'µs CPU':>7}   {'ratio':>5} target")
+for name, v, twin_name, tw, target in [
+    ("GET /healthz", h, "bare fixed body", bh, 0.8),
+    ("GET /system/info", i, "GET /healthz", h, 0.8),
+    ("bots list, API key", b, "bare actix + SeaORM", bb, 0.8),
+    ("bots list, session token", bs, "bare actix + SeaORM", bb, 0.8),
+]:
+    ratio = v[0] / tw[0]
+    verdict = "ok" if ratio >= target else "below"
+    print(f"{name:<28} {v[0]:>9.0f} {v[1]:>7.1f}   {twin_name:<22} {tw[0]:>9.0f} {tw[1]:>7.1f}   {ratio:>5.2f} >= {target} {verdict}")
+print()
+for name, v in [("system/context", c), ("models list", m), ("dry-run", d), ("sync turn", t)]:
+    print(f"{name:>16} / healthz throughput: {v[0] / h[0]:.2f}")
 print(f"ready in {ready} ms; peak RSS {rss / 1024:.1f} MiB")
 PY

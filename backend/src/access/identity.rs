@@ -1,12 +1,12 @@
 //! Identity: turning credentials into a principal and a Workspace context (SPEC §5.2).
 //!
-//! API keys resolve from an in-process cache (≤5 s) so an authenticated request costs no
-//! database round trip; any change that affects a key (revoke, role change, member removal,
-//! language) publishes an invalidation through the session store, which every replica obeys.
+//! API keys, sessions and the Workspace a session works in resolve from in-process caches
+//! (see `key_cache`), so an authenticated request costs no database round trip: only a read
+//! of the shared identity generation, which every change that affects a principal bumps.
 
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use futures_util::StreamExt;
@@ -14,7 +14,10 @@ use sea_orm::DatabaseConnection;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use super::key_cache::{CachedKey, KeyCache, INVALIDATION_CHANNEL, LAST_USED_INTERVAL};
+use super::key_cache::{
+    current, CachedKey, CachedSession, KeyCache, Stamped, GENERATION_KEY, INVALIDATION_CHANNEL,
+    LAST_USED_INTERVAL,
+};
 use super::{
     lookup, secrets, sessions, Access, Credentials, PermissionSet, Principal, RequestCtx,
     SessionToken, WorkspaceCtx,
@@ -95,13 +98,20 @@ impl Identity {
         {
             return Ok(ctx);
         }
-        match self.classify(credentials)? {
+        let presented = self.classify(credentials)?;
+        let generation = self.generation().await?;
+        match presented {
             Presented::Session(token) => {
-                let (account_uuid, session_hash) = self.session_principal(token).await?;
+                let (account_uuid, session_hash) =
+                    self.session_principal(token, generation).await?;
                 if access.has_workspace() {
                     ctx.workspace = Some(
-                        self.session_workspace(&account_uuid, credentials.workspace_id.as_deref())
-                            .await?,
+                        self.session_workspace(
+                            &account_uuid,
+                            credentials.workspace_id.as_deref(),
+                            generation,
+                        )
+                        .await?,
                     );
                 }
                 ctx.principal = Principal::Account {
@@ -115,7 +125,7 @@ impl Identity {
                 return Err(ApiError::unauthenticated().msg("This operation needs a session token"));
             }
             Presented::ApiKey(token) => {
-                let key = self.api_key(token).await?;
+                let key = self.api_key(token, generation).await?;
                 ctx.workspace = Some(WorkspaceCtx {
                     uuid: key.workspace_uuid,
                     permissions: key.effective,
@@ -131,12 +141,12 @@ impl Identity {
                 };
             }
             Presented::GlobalKey => {
-                let workspace = self.sole_workspace().await?;
+                let workspace = self.sole_workspace(generation).await?;
                 ctx.workspace = Some(WorkspaceCtx {
                     uuid: workspace,
                     permissions: PermissionSet::all(),
                     role: None,
-                    language: self.language(workspace).await?,
+                    language: self.language_in(workspace, generation).await?,
                 });
                 ctx.principal = Principal::GlobalKey;
             }
@@ -144,17 +154,41 @@ impl Identity {
         Ok(ctx)
     }
 
+    /// The shared identity generation (0 before the first change).
+    async fn generation(&self) -> ApiResult<i64> {
+        let raw = self.store.get(GENERATION_KEY).await?;
+        Ok(raw
+            .and_then(|v| std::str::from_utf8(&v).ok()?.parse().ok())
+            .unwrap_or(0))
+    }
+
     /// The account behind a session token, or 401.
-    async fn session_principal(&self, token: &str) -> ApiResult<(Uuid, String)> {
+    async fn session_principal(&self, token: &str, generation: i64) -> ApiResult<(Uuid, String)> {
         if !secrets::well_formed(token, secrets::SESSION_PREFIX) {
             return Err(ApiError::unauthenticated());
         }
         let hash = secrets::hash(token);
-        let record = sessions::find(self.store.as_ref(), &hash)
+        if let Some(session) = current(&self.cache.sessions, &hash, generation) {
+            if session.expires > Instant::now() {
+                return Ok((session.account, hash));
+            }
+        }
+        let store = self.store.as_ref();
+        let record = sessions::find(store, &hash)
             .await?
             .ok_or_else(ApiError::unauthenticated)?;
         let account =
             Uuid::from_str(&record.account_uuid).map_err(|_| ApiError::unauthenticated())?;
+        // Cached no longer than the store keeps the session (expiry is not an invalidation).
+        if let Some(left) = sessions::ttl(store, &hash).await? {
+            let value = CachedSession {
+                account,
+                expires: Instant::now() + left,
+            };
+            self.cache
+                .sessions
+                .insert(hash.clone(), Stamped { generation, value });
+        }
         Ok((account, hash))
     }
 
@@ -164,7 +198,12 @@ impl Identity {
         &self,
         account: &Uuid,
         selector: Option<&str>,
+        generation: i64,
     ) -> ApiResult<WorkspaceCtx> {
+        let key = (*account, selector.map(str::to_string));
+        if let Some(ws) = current(&self.cache.session_workspaces, &key, generation) {
+            return Ok(ws);
+        }
         let memberships = lookup::active_memberships(&self.db, account).await?;
         let chosen = match selector {
             Some(raw) => {
@@ -177,29 +216,35 @@ impl Identity {
         };
         let (workspace, role) = chosen.ok_or_else(ApiError::not_found)?;
         let uuid = Uuid::from_str(&workspace.uuid).map_err(ApiError::internal)?;
-        Ok(WorkspaceCtx {
+        let ws = WorkspaceCtx {
             uuid,
             permissions: role.permissions(),
             role: Some(role),
-            language: self.language(uuid).await?,
-        })
+            language: self.language_in(uuid, generation).await?,
+        };
+        let value = ws.clone();
+        self.cache
+            .session_workspaces
+            .insert(key, Stamped { generation, value });
+        Ok(ws)
     }
 
     /// Resolves an API key secret; 401 for unknown, revoked or expired keys.
-    async fn api_key(&self, token: &str) -> ApiResult<Arc<CachedKey>> {
+    async fn api_key(&self, token: &str, generation: i64) -> ApiResult<Arc<CachedKey>> {
         if !secrets::well_formed(token, secrets::API_KEY_PREFIX) {
             return Err(ApiError::unauthenticated());
         }
         let hash = secrets::hash(token);
-        let key = match self.cache.keys.get(&hash) {
+        let key = match current(&self.cache.keys, &hash, generation) {
             Some(key) => key,
             None => {
                 let loaded = Arc::new(
-                    self.load_key(&hash)
+                    self.load_key(&hash, generation)
                         .await?
                         .ok_or_else(ApiError::unauthenticated)?,
                 );
-                self.cache.keys.insert(hash, loaded.clone());
+                let value = loaded.clone();
+                self.cache.keys.insert(hash, Stamped { generation, value });
                 loaded
             }
         };
@@ -210,7 +255,7 @@ impl Identity {
         Ok(key)
     }
 
-    async fn load_key(&self, hash: &str) -> ApiResult<Option<CachedKey>> {
+    async fn load_key(&self, hash: &str, generation: i64) -> ApiResult<Option<CachedKey>> {
         let Some(row) = lookup::active_key_by_hash(&self.db, hash).await? else {
             return Ok(None);
         };
@@ -235,7 +280,7 @@ impl Identity {
             scopes,
             effective: scopes.intersect(creator),
             expires_at: row.expires_at,
-            language: self.language(workspace_uuid).await?,
+            language: self.language_in(workspace_uuid, generation).await?,
         }))
     }
 
@@ -256,22 +301,31 @@ impl Identity {
 
     /// The Workspace's message language.
     pub async fn language(&self, workspace: Uuid) -> ApiResult<Language> {
-        if let Some(lang) = self.cache.languages.get(&workspace) {
+        let generation = self.generation().await?;
+        self.language_in(workspace, generation).await
+    }
+
+    async fn language_in(&self, workspace: Uuid, generation: i64) -> ApiResult<Language> {
+        if let Some(lang) = current(&self.cache.languages, &workspace, generation) {
             return Ok(lang);
         }
-        let lang = lookup::language(&self.db, &workspace).await?;
-        self.cache.languages.insert(workspace, lang);
-        Ok(lang)
+        let value = lookup::language(&self.db, &workspace).await?;
+        self.cache
+            .languages
+            .insert(workspace, Stamped { generation, value });
+        Ok(value)
     }
 
     /// The only Workspace, for the global key; 401 unless exactly one exists.
-    async fn sole_workspace(&self) -> ApiResult<Uuid> {
-        let sole = match self.cache.sole_workspace.get(&()) {
+    async fn sole_workspace(&self, generation: i64) -> ApiResult<Uuid> {
+        let sole = match current(&self.cache.sole_workspace, &(), generation) {
             Some(sole) => sole,
             None => {
-                let sole = lookup::sole_workspace(&self.db).await?;
-                self.cache.sole_workspace.insert((), sole);
-                sole
+                let value = lookup::sole_workspace(&self.db).await?;
+                self.cache
+                    .sole_workspace
+                    .insert((), Stamped { generation, value });
+                value
             }
         };
         sole.ok_or_else(|| {
@@ -280,11 +334,18 @@ impl Identity {
         })
     }
 
-    /// Clears this replica's caches and tells the others to do the same.
+    /// Makes every replica's cached identity facts stale: bumps the shared generation (call
+    /// it after the change is stored, before answering), clears this replica's caches and
+    /// lets the others free theirs.
     pub async fn invalidate(&self) {
+        // The generation must outlive every cache entry; ten years is "forever" here.
+        let forever = Duration::from_secs(3650 * 24 * 3600);
+        if let Err(e) = self.store.incr(GENERATION_KEY, 1, forever).await {
+            // Other replicas then see the change within the cache TTL only.
+            tracing::error!(error = %e, "could not bump the identity generation");
+        }
         self.cache.clear();
         if let Err(e) = self.store.publish(INVALIDATION_CHANNEL, b"*").await {
-            // The other replicas fall back on the cache TTL.
             tracing::warn!(error = %e, "could not publish an identity invalidation");
         }
     }

@@ -104,6 +104,11 @@ pub async fn renew(
     }
 }
 
+/// How long the store still keeps the session (`None` once it is gone).
+pub async fn ttl(store: &dyn SessionStore, hash: &str) -> ApiResult<Option<Duration>> {
+    Ok(store.ttl(&session_key(hash)).await?)
+}
+
 pub async fn delete(store: &dyn SessionStore, hash: &str) -> ApiResult<()> {
     store.delete(&session_key(hash)).await?;
     Ok(())

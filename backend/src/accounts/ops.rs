@@ -146,6 +146,8 @@ impl Operation for CheckToken {
             .await?
             .ok_or_else(ApiError::unauthenticated)?;
         if !sessions::renew(store, hash, &record, state.settings.auth.session_ttl).await? {
+            // The session is gone: no replica may keep it cached.
+            state.identity.invalidate().await;
             return Err(ApiError::unauthenticated().msg("The session has reached its maximum age"));
         }
         Ok(TokenResponse {
@@ -174,6 +176,7 @@ impl Operation for Logout {
     ) -> ApiResult<Null> {
         let (hash, _) = session(ctx)?;
         sessions::delete(state.store.as_ref(), hash).await?;
+        state.identity.invalidate().await;
         Ok(Null)
     }
 }
@@ -220,6 +223,7 @@ impl Operation for ChangePassword {
             state.settings.auth.session_ttl,
         )
         .await?;
+        state.identity.invalidate().await;
         Ok(Null)
     }
 }

@@ -12,6 +12,7 @@ use super::adapters::{self, Adapter};
 use super::dto::{Bot, CreateBotBody, UpdateBotBody};
 use super::routes::{self, Route, RouteInput, TargetType};
 use crate::access::{Permission, WorkspaceCtx};
+use crate::catalog::{PageInfo, PageQuery};
 use crate::entities::bot;
 use crate::error::{ApiError, ApiResult};
 use crate::forms;
@@ -41,6 +42,33 @@ pub fn embed_code(public_url: &str, uuid: &str) -> String {
 }
 
 /// Enabled bots of any Workspace using one of `adapters` (the runtime's supervisor).
+/// What the adapter reports at run time (LangBot's `adapter_runtime_values`), for the
+/// bot API and for plugins' `get_bot_info` alike.
+pub async fn runtime_values(
+    state: &crate::state::AppState,
+    row: &bot::Model,
+) -> super::dto::RuntimeValues {
+    let public = state.settings.public_url();
+    let path = webhook_path(&row.uuid);
+    let store = state.store.as_ref();
+    let status = super::status::get(store, &row.uuid).await;
+    super::dto::RuntimeValues {
+        webhook_full_url: format!("{public}{path}"),
+        webhook_url: path,
+        // An http_bot has no platform account: LangBot's account id for it is `http_bot`
+        // (an `At` with it, or with the uuid, mentions the bot).
+        bot_account_id: status
+            .as_ref()
+            .and_then(|s| s.bot_account_id.clone())
+            .or_else(|| {
+                (row.adapter == adapters::HTTP_BOT).then(|| adapters::HTTP_BOT.to_string())
+            }),
+        state: status,
+        logs: super::status::logs(store, &row.uuid).await,
+        embed_code: (row.adapter == adapters::WEB_PAGE_BOT).then(|| embed_code(&public, &row.uuid)),
+    }
+}
+
 pub async fn enabled_with_adapters(
     db: &impl ConnectionTrait,
     adapters: &[&str],
@@ -80,6 +108,19 @@ pub fn to_dto(row: bot::Model, ws: &WorkspaceCtx, public_url: &str) -> Bot {
         created_at: row.created_at,
         updated_at: row.updated_at,
     }
+}
+
+/// One page of the Workspace's bots, first created first, with the Workspace's total.
+pub async fn page(
+    db: &impl ConnectionTrait,
+    ws: &WorkspaceCtx,
+    page: &PageQuery,
+) -> ApiResult<(Vec<bot::Model>, PageInfo)> {
+    let select = bot::Entity::find()
+        .filter(bot::Column::WorkspaceUuid.eq(ws.uuid.to_string()))
+        .order_by_asc(bot::Column::CreatedAt)
+        .order_by_asc(bot::Column::Uuid);
+    page.fetch(db, select).await
 }
 
 pub async fn list(db: &impl ConnectionTrait, ws: &WorkspaceCtx) -> ApiResult<Vec<bot::Model>> {

@@ -1,6 +1,8 @@
 //! `X-Request-Id`: accepted (≤128 visible characters) or generated, echoed, and carried by
 //! the request's tracing span.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::LazyLock;
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
@@ -27,6 +29,18 @@ impl RequestId {
     }
 }
 
+/// A new id: 32 hex digits, a per-process random half and a counter, so ids stay unique
+/// across replicas without asking the OS for randomness on every request.
+fn generate() -> String {
+    static PROCESS: LazyLock<u64> = LazyLock::new(|| uuid::Uuid::new_v4().as_u64_pair().0);
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{:016x}{:016x}",
+        *PROCESS,
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
 fn accepted(value: &str) -> bool {
     !value.is_empty() && value.len() <= 128 && value.bytes().all(|b| b.is_ascii_graphic())
 }
@@ -42,7 +56,7 @@ pub async fn middleware(
         .and_then(|v| v.to_str().ok())
         .filter(|v| accepted(v))
         .map(str::to_string)
-        .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string());
+        .unwrap_or_else(generate);
     req.extensions_mut().insert(RequestId(id.clone()));
     let span = tracing::info_span!(
         "request",

@@ -99,6 +99,7 @@ fn body(req: &ChatRequest, stream: bool) -> Value {
         body.insert("tools".into(), Value::Array(tools));
     }
     body.extend(forwarded(&req.extra));
+    super::reasoning::anthropic(&req.extra, &mut body);
     if stream {
         body.insert("stream".into(), json!(true));
     }

@@ -26,6 +26,7 @@ fn body(req: &ChatRequest, stream: bool) -> Value {
         body.insert("tool_choice".into(), json!("auto"));
     }
     body.extend(forwarded(&req.extra));
+    super::reasoning::openai(&req.extra, &mut body);
     if stream {
         body.insert("stream".into(), json!(true));
         body.insert("stream_options".into(), json!({ "include_usage": true }));

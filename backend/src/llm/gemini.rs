@@ -149,6 +149,7 @@ fn body(req: &ChatRequest) -> Value {
             generation.insert(setting_name(&k).to_string(), v);
         }
     }
+    super::reasoning::gemini(&req.extra, &mut generation);
     if !generation.is_empty() {
         body.insert("generationConfig".into(), Value::Object(generation));
     }

@@ -9,6 +9,7 @@ mod extras;
 mod gemini;
 mod ollama;
 mod protocol;
+pub mod reasoning;
 mod retrieval;
 mod stream;
 mod types;

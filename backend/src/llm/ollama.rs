@@ -69,6 +69,7 @@ fn body(req: &ChatRequest, stream: bool) -> Value {
             o.extend(options);
         }
     }
+    super::reasoning::ollama(&req.extra, &mut body);
     body.insert("stream".into(), json!(stream));
     Value::Object(body)
 }

@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::conn::{Answer, Host};
 use super::service::{self, storage};
 use crate::access::WorkspaceCtx;
-use crate::llm::{self, ChatMessage, ChatRequest, StreamEvent, ToolSpec};
+use crate::llm::{self, reasoning, ChatMessage, ChatRequest, StreamEvent, ToolSpec};
 use crate::providers::requesters::ModelKind;
 use crate::providers::{models, service as providers};
 use crate::state::AppState;
@@ -302,9 +302,11 @@ impl PluginHost {
         data: &Value,
     ) -> Result<(ChatRequest, crate::entities::provider::Model, Duration), String> {
         let id = field(data, "llm_model_uuid")?;
-        if data.get("reasoning_level").is_some_and(|l| !l.is_null()) {
-            return Err("reasoning_level is not supported by this host".into());
-        }
+        let level = match data.get("reasoning_level") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(l)) if reasoning::LEVELS.contains(&l.as_str()) => Some(l.clone()),
+            Some(other) => return Err(format!("Unsupported reasoning level: {other}")),
+        };
         let timeout = match data.get("timeout") {
             None | Some(Value::Null) => LLM_TIMEOUT,
             Some(t) => match t.as_f64() {
@@ -351,9 +353,34 @@ impl PluginHost {
                 parameters: f["parameters"].clone(),
             });
         }
-        // Model-level extra args under the call's.
+        // Model-level extra args under the call's; the call's level over both.
         let mut merged = model.extra_args.as_object().cloned().unwrap_or_default();
         merged.extend(extra);
+        match level {
+            Some(level) => {
+                let reasoning_ability = model
+                    .abilities
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|v| v == "reasoning"));
+                let available = reasoning::levels_for(reasoning_ability);
+                if !available.contains(&level.as_str()) {
+                    return Err(format!(
+                        "Reasoning level \"{level}\" is not supported by model {}. Available levels: {}",
+                        model.name,
+                        available.join(", ")
+                    ));
+                }
+                let conflicts = reasoning::conflicts(&merged);
+                if level != "provider_default" && !conflicts.is_empty() {
+                    return Err(format!(
+                        "reasoning_config conflicts with advanced parameters: {}",
+                        conflicts.join(", ")
+                    ));
+                }
+                merged.insert("reasoning_config".into(), json!({ "level": level }));
+            }
+            None => reasoning::with_model_config(&mut merged, &model.reasoning_config),
+        }
         Ok((
             ChatRequest {
                 model: model.name.clone(),
@@ -575,20 +602,21 @@ impl Host for PluginHost {
             "get_config_file" => self.config_file(&data).await,
             "get_langbot_version" => Ok(json!({
                 "version": format!("v{}", env!("CARGO_PKG_VERSION")),
-                "api_features": [],
+                "api_features": ["llm.reasoning_level"],
             })),
             "get_bots" => crate::bots::service::list(&self.state.db, &self.ws)
                 .await
                 .map(|rows| json!({"bots": rows.iter().map(|r| self.bot_json(r)).collect::<Vec<_>>()}))
                 .map_err(|e| e.english().to_string()),
-            "get_bot_info" => self.bot(&data).await.map(|row| {
-                let mut bot = self.bot_json(&row);
-                let base = self.state.settings.public_url();
-                let path = crate::bots::service::webhook_path(&row.uuid);
-                bot["adapter_runtime_values"] =
-                    json!({"webhook_url": path, "webhook_full_url": format!("{base}{path}")});
-                json!({"bot": bot})
-            }),
+            "get_bot_info" => match self.bot(&data).await {
+                Ok(row) => {
+                    let mut bot = self.bot_json(&row);
+                    let values = crate::bots::service::runtime_values(&self.state, &row).await;
+                    bot["adapter_runtime_values"] = json!(values);
+                    Ok(json!({"bot": bot}))
+                }
+                Err(e) => Err(e),
+            },
             "send_message" => self.send_message(&data).await,
             "get_llm_models" => models::list(&self.state.db, &self.ws, ModelKind::Llm, None)
                 .await

@@ -22,17 +22,7 @@ use crate::llm::{self, ChatMessage, ChatRequest};
 
 pub const STARRED_KEY: &str = "starred_llm_model";
 const ABILITIES: &[&str] = &["func_call", "vision", "reasoning"];
-const LEVELS: &[&str] = &[
-    "provider_default",
-    "disabled",
-    "enabled",
-    "minimal",
-    "low",
-    "medium",
-    "high",
-    "xhigh",
-    "max",
-];
+use crate::llm::reasoning::LEVELS;
 
 fn strings(value: &Value) -> Vec<String> {
     value
@@ -49,18 +39,7 @@ fn capabilities(abilities: &[String]) -> ReasoningCapabilities {
     let supported = abilities.iter().any(|a| a == "reasoning");
     ReasoningCapabilities {
         supported,
-        levels: if supported {
-            vec![
-                "provider_default",
-                "disabled",
-                "minimal",
-                "low",
-                "medium",
-                "high",
-            ]
-        } else {
-            vec!["provider_default"]
-        },
+        levels: llm::reasoning::levels_for(supported),
         source: "manual",
     }
 }

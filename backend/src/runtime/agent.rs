@@ -200,7 +200,11 @@ async fn ask_models(
                 Some(t) if *func_call => t.specs(),
                 _ => Vec::new(),
             },
-            extra: model.extra_args.as_object().cloned().unwrap_or_default(),
+            extra: {
+                let mut extra = model.extra_args.as_object().cloned().unwrap_or_default();
+                llm::reasoning::with_model_config(&mut extra, &model.reasoning_config);
+                extra
+            },
         };
         let keys = service::secrets_of(provider);
         match call(state, provider, &request, deltas).await {

@@ -1,5 +1,7 @@
 //! System operations.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use sea_orm::{EntityTrait, PaginatorTrait};
 
 use crate::access::{Access, RequestCtx};
@@ -10,6 +12,24 @@ use crate::state::AppState;
 
 use super::{SystemContext, SystemInfo};
 use crate::access::Principal;
+
+/// Whether the instance has its first account, as this process last saw it.
+#[derive(Default)]
+struct Initialized(AtomicBool);
+
+/// Accounts are never deleted, so once initialized an instance stays so: the database is
+/// asked only until then (another replica may initialize it meanwhile).
+async fn is_initialized(state: &AppState) -> ApiResult<bool> {
+    let seen = state.parts.get::<Initialized>();
+    if seen.0.load(Ordering::Relaxed) {
+        return Ok(true);
+    }
+    let initialized = user::Entity::find().count(&state.db).await? > 0;
+    if initialized {
+        seen.0.store(true, Ordering::Relaxed);
+    }
+    Ok(initialized)
+}
 
 /// `GET /api/v1/system/info`.
 pub struct GetSystemInfo;
@@ -30,7 +50,7 @@ impl Operation for GetSystemInfo {
         _: &RequestCtx,
         _: Input<NoParams, NoParams, NoBody>,
     ) -> ApiResult<SystemInfo> {
-        let initialized = user::Entity::find().count(&state.db).await? > 0;
+        let initialized = is_initialized(state).await?;
         let multi = state.settings.workspaces.multi;
         Ok(SystemInfo {
             version: env!("CARGO_PKG_VERSION").into(),

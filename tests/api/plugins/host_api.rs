@@ -206,3 +206,110 @@ async fn a_file_typed_config_field_is_read_by_the_plugin() {
         .await;
     assert_eq!(res.status, 404, "{}", res.text);
 }
+
+/// `invoke_llm_stream` and `reasoning_level`: a plugin streams an answer from the fake model
+/// and names reasoning levels, which reach the model as its protocol's field
+/// (`reasoning_effort`) over the model's stored level; a level the model does not offer is
+/// refused before any call. The turn itself runs at the model's stored level.
+#[tokio::test]
+async fn a_plugin_streams_from_a_model_at_a_reasoning_level() {
+    let app = spawn_app_with(with_runtime).await;
+    let rig = crate::helpers::fixtures::ToolRig::build(
+        &app,
+        crate::helpers::ToolScript::calls_then_results(vec![
+            tool_call(
+                "s",
+                "ask_model",
+                json!({ "question": "stream it", "stream": true, "reasoning_level": "high" }),
+            ),
+            tool_call(
+                "p",
+                "ask_model",
+                json!({ "question": "plainly", "reasoning_level": "disabled" }),
+            ),
+            tool_call(
+                "x",
+                "ask_model",
+                json!({ "question": "too far", "reasoning_level": "max" }),
+            ),
+        ]),
+        None,
+        &["func_call", "reasoning"],
+    )
+    .await;
+    let models = app
+        .get_as(&rig.owner, "/api/v1/provider/models/llm")
+        .await
+        .data()["models"]
+        .clone();
+    let model = models[0]["uuid"].as_str().unwrap_or_default().to_string();
+    let res = app
+        .send_as(
+            &rig.owner,
+            reqwest::Method::PUT,
+            &crate::helpers::fixtures::model_path("llm", &model),
+            &json!({ "reasoning_config": { "level": "medium" } }),
+        )
+        .await;
+    assert_eq!(res.status, 200, "{}", res.text);
+    app.install_weather(&rig.owner, None).await;
+    app.plugin_running(&rig.owner, None, crate::helpers::plugins::WEATHER)
+        .await;
+
+    rig.answer(&app, "alice", "think about it").await;
+    let rows = rig.tool_calls(&app, "alice", 3).await;
+    let results: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["status"],
+                r["result"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    let has = |prefix: &str| results.iter().any(|r| r.starts_with(prefix));
+    assert!(
+        has("\"success\" the model streamed: final without tools"),
+        "{results:#?}"
+    );
+    assert!(
+        has("\"success\" the model said: final without tools"),
+        "{results:#?}"
+    );
+    let refused = rows
+        .iter()
+        .find(|r| r["status"] != "success")
+        .map(|r| r.to_string())
+        .unwrap_or_default();
+    assert!(
+        refused.contains("Reasoning level") && refused.contains("is not supported by model"),
+        "{rows:#?}"
+    );
+
+    // What the fake model received: the plugin's calls offer no tools, the turn's do.
+    let sent = rig.fake.received().await;
+    let plugin_calls: Vec<&serde_json::Value> = sent
+        .iter()
+        .map(|r| &r.body)
+        .filter(|b| b["tools"].as_array().is_none_or(|t| t.is_empty()))
+        .collect();
+    let effort_of = |question: &str| {
+        plugin_calls
+            .iter()
+            .find(|b| b["messages"].to_string().contains(question))
+            .map(|b| (b["reasoning_effort"].clone(), b["stream"] == true))
+    };
+    assert_eq!(
+        effort_of("stream it"),
+        Some((json!("high"), true)),
+        "{plugin_calls:#?}"
+    );
+    assert_eq!(effort_of("plainly"), Some((json!("none"), false)));
+    assert_eq!(effort_of("too far"), None, "refused before any call");
+    let turn = sent
+        .iter()
+        .find(|r| r.body["tools"].as_array().is_some_and(|t| !t.is_empty()))
+        .map(|r| r.body["reasoning_effort"].clone());
+    assert_eq!(turn, Some(json!("medium")), "the model's stored level");
+}

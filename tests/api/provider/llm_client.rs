@@ -173,6 +173,8 @@ async fn extra_args_become_body_fields_and_headers_and_reserved_keys_stay_home()
     assert_eq!(sent.body["temperature"], 0.2);
     assert_eq!(sent.body["max_tokens"], 50);
     assert_eq!(sent.body["user"], "u-1");
+    // The reasoning level becomes the protocol's own field.
+    assert_eq!(sent.body["reasoning_effort"], "low");
     // `extra_body` is flattened into the body.
     assert_eq!(sent.body["top_k"], 3);
     assert_eq!(sent.body["repetition_penalty"], 1.1);

@@ -2,9 +2,7 @@
 
 use super::BotPath;
 use crate::access::{Permission, RequestCtx};
-use crate::bots::dto::{
-    BotDetail, BotEnvelope, BotList, CreateBotBody, RuntimeValues, UpdateBotBody,
-};
+use crate::bots::dto::{BotDetail, BotEnvelope, BotList, CreateBotBody, UpdateBotBody};
 use crate::bots::service;
 use crate::catalog::{
     Input, McpResult, McpTool, NoBody, NoParams, Null, OpMeta, Operation, PageQuery,
@@ -35,7 +33,7 @@ impl Operation for ListBots {
     ) -> ApiResult<BotList> {
         let ws = ctx.workspace()?;
         let public = state.settings.public_url();
-        let (rows, page) = input.query.slice(service::list(&state.db, ws).await?);
+        let (rows, page) = service::page(&state.db, ws, &input.query).await?;
         Ok(BotList {
             bots: rows
                 .into_iter()
@@ -67,29 +65,9 @@ impl Operation for GetBot {
         let ws = ctx.workspace()?;
         let row = service::get(&state.db, ws, &input.path.bot_uuid).await?;
         let public = state.settings.public_url();
-        let path = service::webhook_path(&row.uuid);
-        let store = state.store.as_ref();
-        let status = crate::bots::status::get(store, &row.uuid).await;
-        let embed_code = (row.adapter == crate::bots::adapters::WEB_PAGE_BOT)
-            .then(|| service::embed_code(&public, &row.uuid));
         Ok(BotEnvelope {
             bot: BotDetail {
-                adapter_runtime_values: RuntimeValues {
-                    webhook_full_url: format!("{public}{path}"),
-                    webhook_url: path,
-                    // An http_bot has no platform account: LangBot's account id for it is
-                    // `http_bot` (an `At` with it, or with the uuid, mentions the bot).
-                    bot_account_id: status
-                        .as_ref()
-                        .and_then(|s| s.bot_account_id.clone())
-                        .or_else(|| {
-                            (row.adapter == crate::bots::adapters::HTTP_BOT)
-                                .then(|| crate::bots::adapters::HTTP_BOT.to_string())
-                        }),
-                    state: status,
-                    logs: crate::bots::status::logs(store, &row.uuid).await,
-                    embed_code,
-                },
+                adapter_runtime_values: service::runtime_values(state, &row).await,
                 bot: service::to_dto(row, ws, &public),
             },
         })

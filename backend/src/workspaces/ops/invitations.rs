@@ -256,6 +256,8 @@ impl Operation for AcceptInvitation {
         service::add_member(&txn, &ws, &account_uuid, role, invited_by).await?;
         invitations::mark_accepted(&txn, row).await?;
         txn.commit().await?;
+        // A new membership can change the Workspace a cached session works in.
+        state.identity.invalidate().await;
         Ok(AcceptedInvitation {
             workspace_uuid: ws.to_string(),
             login_required,

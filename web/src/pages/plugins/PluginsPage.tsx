@@ -182,7 +182,7 @@ function PluginRow({ plugin, manage, onDetail, onRemove }: { plugin: Plugin; man
         />
       </Table.Td>
       <Table.Td>
-        <Badge color={running ? 'teal' : 'gray'} variant="light" data-testid="plugin-status">
+        <Badge color={running ? 'teal' : 'gray'} variant="light" miw="max-content" data-testid="plugin-status">
           {t(running ? 'plugins.running' : plugin.enabled ? 'plugins.notRunning' : 'plugins.off')}
         </Badge>
       </Table.Td>
