@@ -23,7 +23,8 @@ async fn execution_of(db: &sea_orm::DatabaseConnection, message_id: &str) -> exe
 #[tokio::test]
 async fn a_turn_longer_than_the_lease_renews_it_and_is_not_reaped() {
     let app = spawn_app_with(|s| s.monitoring.execution_lease = Duration::from_secs(3)).await;
-    let rig = Rig::with_echo(&app, json!({}), Duration::from_secs(5)).await;
+    // Within the fixtures' 5 s model timeout, longer than the lease.
+    let rig = Rig::with_echo(&app, json!({}), Duration::from_millis(4_500)).await;
     let res = rig.send(&app, text("long", "take your time")).await;
     assert_eq!(res.status, 202, "{}", res.text);
     let id = res.body["data"]["accepted_message_id"]
@@ -31,7 +32,7 @@ async fn a_turn_longer_than_the_lease_renews_it_and_is_not_reaped() {
         .unwrap()
         .to_string();
     // Past the first lease: renewed, so not expired, and the reaper takes nothing.
-    tokio::time::sleep(Duration::from_millis(4_500)).await;
+    tokio::time::sleep(Duration::from_millis(3_800)).await;
     let running = execution_of(app.db(), &id).await;
     assert_eq!(running.status.as_str(), "running");
     assert!(running.lease_expires_at.unwrap() > chrono::Utc::now());
