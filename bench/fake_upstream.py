@@ -4,6 +4,11 @@
 
     fake_upstream.py PORT      # serves /v1/chat/completions, /cb and /count
 
+Fault mode (tests/cluster/): words in the user's last message change the answer. "slow=S"
+waits S seconds before answering, "fail" answers HTTP 500, "hist" answers "pong history=N"
+(N: the user messages the model was sent, this one included). With $FAKE_CALLBACK_LOG set,
+every callback body is appended to it, one JSON line each.
+
 Tool mode (bench/tools.sh, bench/plugins.sh): when tools are offered and the user says
 "tools <name> <count> [seconds]", the model asks for <count> calls of <name> at once (each
 call's id in its arguments: `text` for echo, `state` for the weather plugin's
@@ -35,11 +40,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def _send(self, status, body, ctype="application/json"):
         data = body.encode()
-        self.send_response(status)
-        self.send_header("content-type", ctype)
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.send_response(status)
+            self.send_header("content-type", ctype)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the caller gave up (a timeout, a killed replica)
 
     def do_GET(self):
         with LOCK:
@@ -94,8 +102,22 @@ class Handler(BaseHTTPRequestHandler):
                 now = time.time()
                 self._log([{"id": i, "sent": now} for i in sent_ids])
                 return
+            try:
+                messages = json.loads(raw or b"{}").get("messages") or []
+            except (ValueError, AttributeError):
+                messages = []
+            words = str((messages[-1].get("content") if messages else "") or "").split()
+            for w in words:
+                if w.startswith("slow="):
+                    time.sleep(float(w[5:]))
+            if "fail" in words:
+                self._send(500, json.dumps({"error": {"message": "the fake model failed", "type": "server_error"}}))
+                return
+            answer = "pong"
+            if "hist" in words:
+                answer += " history=%d" % sum(1 for m in messages if m.get("role") == "user")
             chunks = [
-                {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "pong"}, "finish_reason": "stop"}]},
+                {"choices": [{"index": 0, "delta": {"role": "assistant", "content": answer}, "finish_reason": "stop"}]},
                 {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}},
             ]
             body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
@@ -103,6 +125,10 @@ class Handler(BaseHTTPRequestHandler):
         else:
             with LOCK:
                 COUNT += 1
+                path = os.environ.get("FAKE_CALLBACK_LOG")
+                if path:
+                    with open(path, "a") as f:
+                        f.write(raw.decode(errors="replace").replace("\n", " ") + "\n")
             self._send(200, "{}")
 
 

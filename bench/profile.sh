@@ -20,7 +20,8 @@ profile() { # name, wrk args...
   "${ON_LOAD_CPU[@]}" wrk -t1 -c32 -d"$((SECONDS_EACH + 2))s" "$@" >/dev/null &
   local load=$!
   sleep 1
-  perf record -q -F 1999 -g -p "$PID" -o "$DIR/perf.data" -- sleep "$SECONDS_EACH" 2>/dev/null
+  # Its threads by id: `-p` on this pid sampled only the idle main thread.
+  perf record -q -F 1999 -g -t "$(ls /proc/$PID/task | paste -sd,)" -o "$DIR/perf.data" -- sleep "$SECONDS_EACH" 2>/dev/null
   wait "$load"
   echo "== $name: top $TOP symbols by self time"
   perf report -i "$DIR/perf.data" --stdio --no-children --sort symbol --percent-limit 0.5 2>/dev/null \

@@ -5,9 +5,13 @@
 #   scripts/cluster.sh up            start it and wait (Ctrl-C stops everything)
 #   scripts/cluster.sh run CMD...    start it, run CMD with the cluster's addresses in the
 #                                    environment, stop it; exits with CMD's status
+#   scripts/cluster.sh faults        every fault test in tests/cluster/, each on a fresh
+#                                    cluster; prints each one's detect/recover times and
+#                                    the suite's duration; fails if any test fails
 #
 # CMD sees CLUSTER_URL (the proxy), CLUSTER_REPLICA_URLS (space separated), CLUSTER_PIDS
-# (replica pids, same order), CLUSTER_DIR, TEST_PG_URL, TEST_REDIS_SERVER_URL.
+# (replica pids, same order), CLUSTER_DIR, CLUSTER_PG_DIR (PostgreSQL's data directory),
+# TEST_PG_URL, TEST_REDIS_SERVER_URL. LANGBOT_* variables reach the replicas.
 # LANGBOT_BIN overrides the binary (default: the release build in CARGO_TARGET_DIR or target/).
 # CLUSTER_REPLICAS sets the replica count (default 3). Missing nginx is installed with apt-get.
 set -euo pipefail
@@ -105,7 +109,9 @@ pid $CLUSTER_DIR/nginx.pid;
 error_log $CLUSTER_DIR/nginx-error.log warn;
 events { worker_connections 1024; }
 http {
-    access_log $CLUSTER_DIR/nginx-access.log;
+    # Which replica answered each request (the last address when nginx tried several).
+    log_format cluster '\$msec \$status "\$request_method \$uri" up=[\$upstream_addr] \$request_time';
+    access_log $CLUSTER_DIR/nginx-access.log cluster;
     client_body_temp_path $CLUSTER_DIR/nginx-tmp/body;
     proxy_temp_path $CLUSTER_DIR/nginx-tmp/proxy;
     fastcgi_temp_path $CLUSTER_DIR/nginx-tmp/fastcgi;
@@ -118,10 +124,43 @@ CONF
   "$NGINX" -p "$CLUSTER_DIR" -c "$CLUSTER_DIR/nginx.conf" -e "$CLUSTER_DIR/nginx-error.log"
   wait_ready "$CLUSTER_URL" 10
 
-  export CLUSTER_URL CLUSTER_DIR
+  export CLUSTER_URL CLUSTER_DIR CLUSTER_PG_DIR="$RUN_DIR/pg"
   export CLUSTER_REPLICA_URLS="${urls[*]}" CLUSTER_PIDS="${PIDS[*]}"
   echo "cluster: proxy $CLUSTER_URL, replicas $CLUSTER_REPLICA_URLS, dir $CLUSTER_DIR" >&2
 }
+
+# Each fault test with the settings it is bounded by: a short execution lease (the reaper's
+# detection time) and drain time, so the suite stays within a few minutes.
+FAULTS=(
+  "tests/cluster/smoke.sh"
+  "tests/cluster/redis_outage.sh"
+  "tests/cluster/postgres_restart.sh"
+  "tests/cluster/replica_kill.sh"
+  "tests/cluster/replica_drain.sh"
+  "tests/cluster/slow_model.sh"
+)
+
+run_faults() {
+  local started=$SECONDS failed=() test t0
+  for test in "${FAULTS[@]}"; do
+    t0=$SECONDS
+    echo "==> $test"
+    if LANGBOT_EXECUTION_LEASE="${LANGBOT_EXECUTION_LEASE:-6s}" LANGBOT_DRAIN_TIMEOUT="${LANGBOT_DRAIN_TIMEOUT:-20s}" \
+        "$0" run "$test"; then
+      echo "<== $test passed in $((SECONDS - t0))s"
+    else
+      echo "<== $test FAILED after $((SECONDS - t0))s"
+      failed+=("$test")
+    fi
+  done
+  echo "fault suite: $(( ${#FAULTS[@]} - ${#failed[@]} ))/${#FAULTS[@]} passed in $((SECONDS - started))s"
+  [ ${#failed[@]} -eq 0 ] || { echo "failed: ${failed[*]}"; return 1; }
+}
+
+if [ "${1:-}" = faults ]; then
+  run_faults
+  exit
+fi
 
 trap stop_cluster EXIT
 case "${1:-}" in
@@ -137,6 +176,6 @@ case "${1:-}" in
     "$@"
     ;;
   *)
-    echo "usage: $0 up | run CMD..." >&2; exit 2
+    echo "usage: $0 up | run CMD... | faults" >&2; exit 2
     ;;
 esac

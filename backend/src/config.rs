@@ -24,6 +24,7 @@ pub const ENV_KEYS: &[(&str, &str)] = &[
     ("LANGBOT_DRAIN_TIMEOUT", "api.drain_timeout"),
     ("LANGBOT_WEB_DIR", "web.dir"),
     ("LANGBOT_MONITORING_RETENTION", "monitoring.retention"),
+    ("LANGBOT_EXECUTION_LEASE", "monitoring.execution_lease"),
     ("LANGBOT_ADAPTER_LEASE", "bots.adapter_lease"),
     ("LANGBOT_MCP_STDIO_ENABLED", "mcp.stdio.enabled"),
     (
@@ -103,6 +104,10 @@ pub struct MonitoringSettings {
     /// Records older than this are deleted in the background.
     #[serde(with = "de::duration")]
     pub retention: Duration,
+    /// A running execution's lease, renewed while its replica works on it; once it lapses
+    /// (the replica died) another replica's reaper marks the execution failed.
+    #[serde(with = "de::duration")]
+    pub execution_lease: Duration,
     /// How long one in-flight SSE connection lives before the client reconnects.
     #[serde(with = "de::duration")]
     pub stream_lifetime: Duration,
@@ -237,6 +242,7 @@ impl Default for Settings {
             web: WebSettings { dir: None },
             monitoring: MonitoringSettings {
                 retention: Duration::from_secs(30 * 24 * 3600),
+                execution_lease: Duration::from_secs(120),
                 stream_lifetime: Duration::from_secs(60),
                 stream_heartbeat: Duration::from_secs(10),
                 viewers_per_workspace: 64,
@@ -337,6 +343,10 @@ impl Settings {
                 "plugin.runtime_control_token must have at least 32 non-blank characters"
             );
         }
+        anyhow::ensure!(
+            self.monitoring.execution_lease >= Duration::from_secs(3),
+            "monitoring.execution_lease must be at least three seconds"
+        );
         anyhow::ensure!(
             self.plugin.tool_call_timeout >= Duration::from_secs(1),
             "plugin.tool_call_timeout must be at least one second"

@@ -1,4 +1,5 @@
-//! Password hashing: argon2id (m=19 MiB, t=2, p=1) on the blocking pool, with bounded
+//! Password hashing: argon2id (m=7 MiB, t=5, p=1: OWASP's equivalent of m=19 MiB, t=2, with
+//! a third of the memory per hash in flight) on the blocking pool, with bounded
 //! concurrency: at most 32 callers wait, for at most 5 s, before 429.
 
 use std::sync::Arc;
@@ -16,8 +17,17 @@ pub const MAX_LENGTH: usize = 128;
 const MAX_WAITERS: usize = 32;
 const MAX_WAIT: Duration = Duration::from_secs(5);
 
-/// Verifying against this keeps an unknown account as slow as a wrong password.
-const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$W8cQzvQhAqbqJ0/c4K9Ys1bX7Y3uTqPqCk6WzsUu0LM";
+/// Verifying against this keeps an unknown account as slow as a wrong password; made once,
+/// with the current parameters, from a password nobody knows.
+static DUMMY_HASH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    argon2()
+        .hash_password(
+            b"no account has this password",
+            &SaltString::generate(&mut OsRng),
+        )
+        .map(|h| h.to_string())
+        .unwrap_or_default()
+});
 
 /// Admission control for the hashing pool.
 #[derive(Clone)]
@@ -39,7 +49,7 @@ impl Default for PasswordHasherPool {
 }
 
 fn argon2() -> Argon2<'static> {
-    let params = Params::new(19 * 1024, 2, 1, None).unwrap_or_default();
+    let params = Params::new(7 * 1024, 5, 1, None).unwrap_or_default();
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
@@ -102,7 +112,7 @@ impl PasswordHasherPool {
     pub async fn verify(&self, password: String, stored: Option<String>) -> ApiResult<bool> {
         self.run(move || {
             let known = stored.is_some();
-            let phc = stored.unwrap_or_else(|| DUMMY_HASH.to_string());
+            let phc = stored.unwrap_or_else(|| DUMMY_HASH.clone());
             let ok = PasswordHash::new(&phc)
                 .map(|parsed| {
                     argon2()
@@ -124,13 +134,30 @@ mod tests {
     async fn hashes_verify_and_use_the_owasp_parameters() -> ApiResult<()> {
         let pool = PasswordHasherPool::default();
         let phc = pool.hash("correct horse".into()).await?;
-        assert!(phc.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
+        assert!(phc.starts_with("$argon2id$v=19$m=7168,t=5,p=1$"));
+        assert!(DUMMY_HASH.starts_with("$argon2id$v=19$m=7168,t=5,p=1$"));
         assert!(
             pool.verify("correct horse".into(), Some(phc.clone()))
                 .await?
         );
         assert!(!pool.verify("wrong horse".into(), Some(phc)).await?);
         assert!(!pool.verify("anything".into(), None).await?);
+        // Hashes made with the earlier parameters (m=19 MiB, t=2) keep verifying.
+        let earlier = Argon2::new(
+            Algorithm::Argon2id,
+            Version::V0x13,
+            Params::new(19 * 1024, 2, 1, None)
+                .map_err(|e| ApiError::internal(anyhow::anyhow!("{e}")))?,
+        )
+        .hash_password(b"correct horse", &SaltString::generate(&mut OsRng))
+        .map_err(|e| ApiError::internal(anyhow::anyhow!("{e}")))?
+        .to_string();
+        assert!(earlier.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
+        assert!(
+            pool.verify("correct horse".into(), Some(earlier.clone()))
+                .await?
+        );
+        assert!(!pool.verify("wrong horse".into(), Some(earlier)).await?);
         Ok(())
     }
 

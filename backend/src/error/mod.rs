@@ -207,11 +207,29 @@ impl From<sea_orm::DbErr> for ApiError {
     }
 }
 
-fn is_connection_error(err: &sea_orm::DbErr) -> bool {
-    matches!(
-        err,
-        sea_orm::DbErr::ConnectionAcquire(_) | sea_orm::DbErr::Conn(_)
-    )
+/// The database is unreachable, or went away under a query (restarted, shutting down,
+/// starting up): the request may succeed later, so it is a 503, not a 500.
+pub fn is_connection_error(err: &sea_orm::DbErr) -> bool {
+    use sea_orm::{DbErr, RuntimeErr};
+    let sqlx = match err {
+        DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => return true,
+        DbErr::Query(RuntimeErr::SqlxError(e)) | DbErr::Exec(RuntimeErr::SqlxError(e)) => e,
+        _ => return false,
+    };
+    match sqlx {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        // SQLSTATE class 08 (connection exception), 57P01-57P03 (the server is shutting down
+        // or starting up).
+        sqlx::Error::Database(db) => db.code().is_some_and(|c| {
+            c.starts_with("08") || matches!(c.as_ref(), "57P01" | "57P02" | "57P03")
+        }),
+        _ => false,
+    }
 }
 
 impl From<crate::session_store::StoreError> for ApiError {

@@ -12,7 +12,6 @@ use crate::session_store::{LockToken, SessionStore};
 
 /// Messages kept per conversation (user and assistant).
 pub const HISTORY_WINDOW: usize = 40;
-const LOCK_TTL: Duration = Duration::from_secs(60);
 const LOCK_WAIT: Duration = Duration::from_secs(120);
 const DEFAULT_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
@@ -144,17 +143,25 @@ impl<'a> Waiting<'a> {
 pub struct TurnLock {
     key: String,
     token: LockToken,
+    ttl: Duration,
 }
 
 /// Waits (bounded) for the conversation to be free and takes it.
-pub async fn acquire(store: &dyn SessionStore, key: &ConversationKey) -> ApiResult<TurnLock> {
+/// The session's turn lock, held for `ttl` from each extension: the execution lease, so the
+/// session of a replica that died is free again when its execution is reaped.
+pub async fn acquire(
+    store: &dyn SessionStore,
+    key: &ConversationKey,
+    ttl: Duration,
+) -> ApiResult<TurnLock> {
     let started = Instant::now();
     let mut pause = Duration::from_millis(10);
     loop {
-        if let Some(token) = store.try_lock(&key.lock(), LOCK_TTL).await? {
+        if let Some(token) = store.try_lock(&key.lock(), ttl).await? {
             return Ok(TurnLock {
                 key: key.lock(),
                 token,
+                ttl,
             });
         }
         if started.elapsed() > LOCK_WAIT {
@@ -171,13 +178,19 @@ impl TurnLock {
         TurnLock {
             key: self.key.clone(),
             token: self.token.clone(),
+            ttl: self.ttl,
         }
     }
 
     /// Keeps the lock alive during a long turn.
     pub async fn extend(&self, store: &dyn SessionStore) -> ApiResult<()> {
-        store.extend_lock(&self.key, &self.token, LOCK_TTL).await?;
+        store.extend_lock(&self.key, &self.token, self.ttl).await?;
         Ok(())
+    }
+
+    /// How often to extend it: three times per TTL.
+    pub fn renewal(&self) -> Duration {
+        (self.ttl / 3).max(Duration::from_secs(1))
     }
 
     pub async fn release(self, store: &dyn SessionStore) {

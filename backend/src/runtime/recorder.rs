@@ -1,12 +1,21 @@
-//! Writes what the runtime does to the monitoring tables. Recording never fails a turn:
-//! a failed write is logged and the turn goes on. The hourly rollups and executions' own
-//! LLM totals follow these writes in the database itself (triggers, see migration 000006).
+//! Writes what the runtime does to the monitoring tables. A failed write (the database is
+//! down) is logged and the turn goes on, but it ends `failed`: an execution is `completed`
+//! only with all its records. Its start and its end (replies and status, one transaction)
+//! are retried for a few seconds, so a database restart does not lose them; an end that
+//! cannot be written leaves the execution to the reaper, which fails it when its lease lapses.
+//! The hourly rollups and executions' own LLM totals follow these writes in the database
+//! itself (triggers, see migration 000006).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use backon::{ExponentialBuilder, Retryable};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseConnection, DbErr, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
 };
 use serde_json::Value;
 
@@ -41,6 +50,17 @@ pub struct Scope {
     pub session_id: String,
     /// `real` or `debug`.
     pub mode: ExecutionMode,
+    /// How long the execution's lease lasts from each renewal (`monitoring.execution_lease`).
+    pub lease: std::time::Duration,
+    /// Set when one of the execution's records could not be written.
+    pub incomplete: Arc<AtomicBool>,
+}
+
+impl Scope {
+    fn lease_end(&self) -> DateTime<Utc> {
+        crate::db::now()
+            + chrono::Duration::from_std(self.lease).unwrap_or(chrono::Duration::seconds(120))
+    }
 }
 
 fn logged<T, E: std::fmt::Display>(what: &str, result: Result<T, E>) {
@@ -49,10 +69,32 @@ fn logged<T, E: std::fmt::Display>(what: &str, result: Result<T, E>) {
     }
 }
 
+/// A record of the execution: a failure is logged and makes the execution incomplete.
+fn kept<T, E: std::fmt::Display>(s: &Scope, what: &str, result: Result<T, E>) {
+    if result.is_err() {
+        s.incomplete.store(true, Ordering::SeqCst);
+    }
+    logged(what, result);
+}
+
+/// About nine seconds of attempts (100 ms doubling to 2 s), while the database is unreachable.
+fn while_unreachable() -> ExponentialBuilder {
+    ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(100))
+        .with_max_delay(Duration::from_secs(2))
+        .with_max_times(8)
+}
+
+fn unreachable(e: &DbErr) -> bool {
+    crate::error::is_connection_error(e)
+}
+
 fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
+/// Records the execution as running; `false` when it could not be recorded (then the turn
+/// must not run: its records would belong to no execution).
 pub async fn start_execution(
     db: &DatabaseConnection,
     s: &Scope,
@@ -61,7 +103,7 @@ pub async fn start_execution(
     message_id: Option<&str>,
     input_preview: Option<String>,
     owner: &str,
-) {
+) -> bool {
     let now = crate::db::now();
     let row = execution::ActiveModel {
         id: Set(s.execution_id.clone()),
@@ -79,7 +121,7 @@ pub async fn start_execution(
         progress_event: Set(Some("started".into())),
         error: Set(None),
         owner: Set(Some(owner.into())),
-        lease_expires_at: Set(Some(now + chrono::Duration::seconds(120))),
+        lease_expires_at: Set(Some(s.lease_end())),
         started_at: Set(now),
         finished_at: Set(None),
         duration_ms: Set(None),
@@ -90,7 +132,13 @@ pub async fn start_execution(
         total_tokens: Set(0),
         input_preview: Set(input_preview),
     };
-    logged("execution", row.insert(db).await);
+    let result = (|| async { row.clone().insert(db).await })
+        .retry(while_unreachable())
+        .when(unreachable)
+        .await;
+    let recorded = result.is_ok();
+    logged("execution", result);
+    recorded
 }
 
 pub async fn progress(db: &DatabaseConnection, s: &Scope, stage: &str) {
@@ -98,7 +146,7 @@ pub async fn progress(db: &DatabaseConnection, s: &Scope, stage: &str) {
         .col_expr(execution::Column::ProgressEvent, Expr::value(stage))
         .col_expr(
             execution::Column::LeaseExpiresAt,
-            Expr::value(crate::db::now() + chrono::Duration::seconds(120)),
+            Expr::value(s.lease_end()),
         )
         .filter(execution::Column::Id.eq(s.execution_id.clone()))
         .exec(db)
@@ -106,34 +154,87 @@ pub async fn progress(db: &DatabaseConnection, s: &Scope, stage: &str) {
     logged("execution progress", result);
 }
 
+/// Extends the lease of a still-running execution (its replica is alive and working on it).
+pub async fn renew_lease(db: &DatabaseConnection, s: &Scope) {
+    let result = execution::Entity::update_many()
+        .col_expr(
+            execution::Column::LeaseExpiresAt,
+            Expr::value(s.lease_end()),
+        )
+        .filter(execution::Column::Id.eq(s.execution_id.clone()))
+        .filter(
+            execution::Column::Status.is_in([ExecutionStatus::Queued, ExecutionStatus::Running]),
+        )
+        .exec(db)
+        .await;
+    logged("execution lease", result);
+}
+
+/// Ends the execution: its reply messages and its status in one transaction, retried while
+/// the database is unreachable. An execution with a lost record ends `failed`; one already
+/// reaped (failed) is left as it is. `false` when the end could not be written.
 pub async fn finish_execution(
     db: &DatabaseConnection,
     s: &Scope,
     status: ExecutionStatus,
     error: Option<&str>,
     started: DateTime<Utc>,
-) {
-    let now = crate::db::now();
-    let result = execution::Entity::update_many()
-        .col_expr(execution::Column::Status, Expr::value(status.as_str()))
-        .col_expr(
-            execution::Column::Error,
-            Expr::value(error.map(str::to_string)),
+    replies: &[MessageRecord<'_>],
+) -> bool {
+    let (status, error) = if s.incomplete.load(Ordering::SeqCst) {
+        (
+            ExecutionStatus::Failed,
+            Some("Some of the execution's records could not be written (database unavailable)"),
         )
-        .col_expr(execution::Column::FinishedAt, Expr::value(now))
-        .col_expr(
-            execution::Column::DurationMs,
-            Expr::value((now - started).num_milliseconds()),
-        )
-        .col_expr(execution::Column::ProgressEvent, Expr::value("finished"))
-        .col_expr(
-            execution::Column::LeaseExpiresAt,
-            Expr::value(Option::<DateTime<Utc>>::None),
-        )
-        .filter(execution::Column::Id.eq(s.execution_id.clone()))
-        .exec(db)
-        .await;
-    logged("execution finish", result);
+    } else {
+        (status, error)
+    };
+    let write = || async {
+        let txn = db.begin().await?;
+        let now = crate::db::now();
+        for m in replies {
+            message_row(s, m, now).insert(&txn).await?;
+        }
+        let ended = execution::Entity::update_many()
+            .col_expr(execution::Column::Status, Expr::value(status.as_str()))
+            .col_expr(
+                execution::Column::Error,
+                Expr::value(error.map(str::to_string)),
+            )
+            .col_expr(execution::Column::FinishedAt, Expr::value(now))
+            .col_expr(
+                execution::Column::DurationMs,
+                Expr::value((now - started).num_milliseconds()),
+            )
+            .col_expr(execution::Column::ProgressEvent, Expr::value("finished"))
+            .col_expr(
+                execution::Column::LeaseExpiresAt,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
+            .filter(execution::Column::Id.eq(s.execution_id.clone()))
+            .filter(
+                execution::Column::Status
+                    .is_in([ExecutionStatus::Queued, ExecutionStatus::Running]),
+            )
+            .exec(&txn)
+            .await?;
+        if ended.rows_affected == 0 {
+            // Reaped meanwhile: it stays failed, without replies on record.
+            txn.rollback().await?;
+            return Ok(false);
+        }
+        txn.commit().await?;
+        Ok(true)
+    };
+    let result = write.retry(while_unreachable()).when(unreachable).await;
+    let ended = matches!(result, Ok(true));
+    logged("execution end", result);
+    if ended {
+        for m in replies {
+            touch_session(db, s, m.platform, m.user_id, m.user_name, crate::db::now()).await;
+        }
+    }
+    ended
 }
 
 /// Details of a message record.
@@ -149,10 +250,13 @@ pub struct MessageRecord<'a> {
     pub parent_message_id: Option<&'a str>,
 }
 
-pub async fn message(db: &DatabaseConnection, s: &Scope, m: MessageRecord<'_>) {
-    let now = crate::db::now();
-    let row = monitoring_message::ActiveModel {
-        id: Set(m.id),
+fn message_row(
+    s: &Scope,
+    m: &MessageRecord<'_>,
+    now: DateTime<Utc>,
+) -> monitoring_message::ActiveModel {
+    monitoring_message::ActiveModel {
+        id: Set(m.id.clone()),
         workspace_uuid: Set(s.workspace.clone()),
         execution_id: Set(Some(s.execution_id.clone())),
         timestamp: Set(now),
@@ -172,8 +276,12 @@ pub async fn message(db: &DatabaseConnection, s: &Scope, m: MessageRecord<'_>) {
         runner_name: Set(Some(crate::pipelines::config::LOCAL_AGENT.into())),
         event_id: Set(m.event_id.map(str::to_string)),
         parent_message_id: Set(m.parent_message_id.map(str::to_string)),
-    };
-    logged("message", row.insert(db).await);
+    }
+}
+
+pub async fn message(db: &DatabaseConnection, s: &Scope, m: MessageRecord<'_>) {
+    let now = crate::db::now();
+    kept(s, "message", message_row(s, &m, now).insert(db).await);
     touch_session(db, s, m.platform, m.user_id, m.user_name, now).await;
 }
 
@@ -271,7 +379,7 @@ pub async fn llm_call(db: &DatabaseConnection, s: &Scope, c: LlmCallRecord<'_>) 
         message_id: Set(c.message_id.map(str::to_string)),
         details: Set(Some(c.details)),
     };
-    logged("llm call", row.insert(db).await);
+    kept(s, "llm call", row.insert(db).await);
 }
 
 pub async fn error(
@@ -296,7 +404,7 @@ pub async fn error(
         mode: Set(s.mode.as_str().into()),
         message_id: Set(message_id.map(str::to_string)),
     };
-    logged("error", row.insert(db).await);
+    kept(s, "error", row.insert(db).await);
 }
 
 /// A route decision as the runtime traces it.
@@ -400,5 +508,5 @@ pub async fn tool_call(
         error_message: Set((!run.ok).then(|| cut(&run.text))),
         message_id: Set(Some(message_id.into())),
     };
-    logged("tool call", row.insert(db).await);
+    kept(s, "tool call", row.insert(db).await);
 }

@@ -62,10 +62,12 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
         pipeline_name: input.pipeline.name.clone(),
         session_id: session.clone(),
         mode: input.mode,
+        lease: state.settings.monitoring.execution_lease,
+        incomplete: Default::default(),
     };
     let started = crate::db::now();
     let db = &state.db;
-    recorder::start_execution(
+    let recorded = recorder::start_execution(
         db,
         &scope,
         "pipeline",
@@ -78,6 +80,20 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
         &state.replica,
     )
     .await;
+    if !recorded {
+        // No execution on record to attach the turn's records to: it does not run.
+        let error = "the database is unavailable; the message was not processed".to_string();
+        tracing::error!(message_id = %input.message_id, "{error}");
+        return TurnOutput {
+            execution_id: scope.execution_id,
+            status: ExecutionStatus::Failed,
+            replies: stages::failure_reply(&config.output, input.ws.language, &error)
+                .map(|text| vec![vec![Segment::plain(text)]])
+                .unwrap_or_default(),
+            error: Some(error),
+            session_id: session,
+        };
+    }
     recorder::message(
         db,
         &scope,
@@ -101,36 +117,34 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
         error: None,
         session_id: session.clone(),
     };
+    let heartbeat = renew_while_running(state.db.clone(), scope.clone());
     let (status, replies, error) = stages_of(state, &input, &config, &scope, &session).await;
     output.status = status;
     output.error = error.clone();
     if !replies.is_empty() {
         tokio::time::sleep(stages::delay(&config.output.force_delay)).await;
     }
-    for reply in &replies {
-        recorder::message(
-            db,
-            &scope,
-            MessageRecord {
-                id: uuid::Uuid::new_v4().to_string(),
-                role: "assistant",
-                content: json!(reply),
-                status: if status == ExecutionStatus::Failed {
-                    "error"
-                } else {
-                    "success"
-                },
-                user_id: None,
-                user_name: None,
-                platform: Some(input.kind.as_str()),
-                event_id: input.event_id.as_deref(),
-                parent_message_id: Some(&input.message_id),
+    let records: Vec<MessageRecord<'_>> = replies
+        .iter()
+        .map(|reply| MessageRecord {
+            id: uuid::Uuid::new_v4().to_string(),
+            role: "assistant",
+            content: json!(reply),
+            status: if status == ExecutionStatus::Failed {
+                "error"
+            } else {
+                "success"
             },
-        )
-        .await;
-    }
+            user_id: None,
+            user_name: None,
+            platform: Some(input.kind.as_str()),
+            event_id: input.event_id.as_deref(),
+            parent_message_id: Some(&input.message_id),
+        })
+        .collect();
+    heartbeat.abort();
+    recorder::finish_execution(db, &scope, status, error.as_deref(), started, &records).await;
     output.replies = replies;
-    recorder::finish_execution(db, &scope, status, error.as_deref(), started).await;
     recorder::notify(state.store.as_ref(), &scope.workspace).await;
     output
 }
@@ -210,7 +224,7 @@ async fn stages_of(
         session: session.to_string(),
     };
     let store = state.store.as_ref();
-    let lock = match conversation::acquire(store, &key).await {
+    let lock = match conversation::acquire(store, &key, scope.lease).await {
         Ok(lock) => lock,
         Err(e) => return fail(state, scope, config, input, e.english()).await,
     };
@@ -271,6 +285,21 @@ async fn stages_of(
     }
 }
 
+/// Renews the execution's lease three times per lease period while the turn runs, so only an
+/// execution whose replica died (or lost the database for a whole lease) is reaped.
+fn renew_while_running(
+    db: sea_orm::DatabaseConnection,
+    scope: Scope,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let every = (scope.lease / 3).max(Duration::from_secs(1));
+        loop {
+            tokio::time::sleep(every).await;
+            recorder::renew_lease(&db, &scope).await;
+        }
+    })
+}
+
 /// Extends the turn lock while the turn runs.
 fn keep_alive(
     store: crate::session_store::SharedStore,
@@ -279,7 +308,7 @@ fn keep_alive(
     let lock = lock.clone_handle();
     tokio::spawn(async move {
         loop {
-            tokio::time::sleep(Duration::from_secs(20)).await;
+            tokio::time::sleep(lock.renewal()).await;
             if lock.extend(store.as_ref()).await.is_err() {
                 return;
             }

@@ -17,7 +17,13 @@ async fn a_direct_message_is_answered_and_a_guild_message_only_when_mentioned() 
     assert_eq!(rt["bot_account_id"], BOT_ID);
     assert_eq!(rt["state"]["bot_account_name"], USERNAME);
     let identify = &dc.calls.of("identify")[0];
-    assert_eq!(identify["token"], "bot-token");
+    let token = identify["token"].as_str().unwrap();
+    assert_eq!(token.strip_prefix("Bot ").unwrap_or(token), "bot-token");
+    assert_eq!(
+        dc.calls.of("connect")[0]["path"],
+        "/?v=10&encoding=json",
+        "gateway v10, JSON, no compression"
+    );
     let intents = identify["intents"].as_u64().unwrap();
     for bit in [0, 9, 12, 15] {
         assert_ne!(
@@ -184,6 +190,7 @@ async fn a_dropped_gateway_is_resumed_and_missed_events_are_answered_once() {
     assert_eq!(sent[1]["content"], echo(2, "during"));
     rig.wait_state(&app, &rig.bot, "running").await;
     rig.wait_log(&app, &rig.bot, "reconnecting").await;
+    rig.wait_log(&app, &rig.bot, "session resumed").await;
 
     dc.push(direct_message(3, "42", "after"));
     let sent = dc.wait_sent_to("dm42", 3).await;

@@ -7,6 +7,7 @@ mod executions;
 mod export;
 mod filters;
 mod in_flight;
+mod leases;
 mod paging;
 mod records;
 mod reset_context;

@@ -120,6 +120,8 @@ async fn rollups_follow_turns_the_reaper_and_retention() {
         pipeline_name: "orphan's pipeline".into(),
         session_id: "orphan".into(),
         mode: langbot::entities::execution::ExecutionMode::Real,
+        lease: std::time::Duration::from_secs(120),
+        incomplete: Default::default(),
     };
     let db = app.db();
     use langbot::runtime::recorder;

@@ -1,36 +1,44 @@
-//! Discord: the Gateway (hello, identify with intents, heartbeats with their
-//! acknowledgements, resume after a drop, reconnect and invalid-session handling) for
-//! events, REST for replies. Guild messages that mention the bot (or reply to it) and
-//! direct messages; replies quote the message and split at Discord's 2000 characters.
+//! Discord: the Gateway through twilight-gateway (hello, identify with intents, heartbeats
+//! and their acknowledgements, resume, reconnect and invalid-session handling are the
+//! crate's) for events, REST over reqwest for replies. Guild messages that mention the bot
+//! (or reply to it) and direct messages; replies quote the message and split at Discord's
+//! 2000 characters.
 //!
-//! The gateway is our own small client over `tokio-tungstenite` (already a dependency)
-//! rather than twilight: it needs only these few opcodes, and it connects to whatever
-//! `GET /gateway/bot` answers, so a local fake can stand in for Discord.
+//! The shard connects to the URL that `GET /gateway/bot` of `api_base_url` answers (its
+//! `proxy_url`), so a self-hosted gateway or a local fake can stand in for Discord. REST
+//! stays on reqwest: twilight-http's `proxy` replaces only the host and keeps `/api/v10`,
+//! so an `api_base_url` with another path could not be honoured.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
+use twilight_gateway::{
+    CloseFrame, ConfigBuilder, Intents, Message, Session, Shard, ShardId, ShardState,
+};
+use twilight_model::gateway::payload::outgoing::identify::IdentifyProperties;
 
 use super::supervisor::{self, Ended};
 use super::{Image, Outbox, PartOptions, SendResult};
 use crate::bots::adapters::DISCORD;
-use crate::bots::status;
+use crate::bots::status::{self, LogLevel};
 use crate::entities::bot;
 use crate::error::{ApiError, ApiResult};
 use crate::runtime::message::{Inbound, Segment, SessionType};
 use crate::state::AppState;
 
 const TEXT_LIMIT: usize = 2000;
+const OP_DISPATCH: i64 = 0;
+const OP_HELLO: i64 = 10;
 const TIMEOUT: Duration = Duration::from_secs(30);
-/// GUILDS | GUILD_MESSAGES | DIRECT_MESSAGES | MESSAGE_CONTENT.
-pub const INTENTS: u64 = 1 | (1 << 9) | (1 << 12) | (1 << 15);
+const INTENTS: Intents = Intents::GUILDS
+    .union(Intents::GUILD_MESSAGES)
+    .union(Intents::DIRECT_MESSAGES)
+    .union(Intents::MESSAGE_CONTENT);
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Config {
@@ -126,189 +134,219 @@ impl Rest {
     }
 }
 
-/// What resuming a dropped session needs.
+/// What resuming a dropped session on a new shard needs: the session, and the URL to
+/// resume at (none when twilight dropped it after a failed connect; the shard then
+/// resumes at the main gateway URL, as twilight itself would).
 #[derive(Debug, Clone)]
 struct Resume {
-    session_id: String,
-    url: String,
-    seq: Option<i64>,
+    session: Session,
+    url: Option<String>,
 }
 
-/// Runs the gateway connection (under the lease) until `stop`.
+type Saved = Arc<Mutex<Option<Resume>>>;
+
+/// Runs the gateway connection (under the lease) until `stop`. Each session is one twilight
+/// shard; when the gateway closes its connection, the supervisor reconnects (logging it,
+/// with back-off) and the next shard resumes the session the last one had. A connection
+/// that just drops (no close frame) is re-established by the shard itself; the adapter
+/// sees the new connection's hello and records the reconnect the same way.
 pub async fn run(state: AppState, bot: Arc<bot::Model>, stop: CancellationToken) {
-    let resume: Arc<Mutex<Option<Resume>>> = Arc::default();
+    let resume: Saved = Arc::default();
     supervisor::reconnecting(&state, &bot.uuid, &stop, || {
         session(&state, &bot, &stop, resume.clone())
     })
     .await;
 }
 
-fn gateway_url(base: &str) -> String {
-    let base = base.trim_end_matches('/');
-    if base.contains('?') {
-        base.to_string()
-    } else {
-        format!("{base}/?v=10&encoding=json")
+/// twilight appends `/?v=10&encoding=json` itself and panics on a URL it cannot parse, so
+/// only a WebSocket URL gets that far.
+fn gateway_base(url: &str) -> Result<String, String> {
+    let parsed = url::Url::parse(url).map_err(|e| format!("gateway URL {url:?}: {e}"))?;
+    if !matches!(parsed.scheme(), "ws" | "wss") || parsed.host_str().is_none() {
+        return Err(format!("gateway URL {url:?} is not a ws:// or wss:// URL"));
     }
+    Ok(url
+        .split('?')
+        .next()
+        .unwrap_or(url)
+        .trim_end_matches('/')
+        .to_string())
+}
+
+fn shard(config: &Config, url: String, previous: Option<Resume>) -> Shard {
+    let properties = IdentifyProperties::new("langbot", "langbot", std::env::consts::OS);
+    let mut builder = ConfigBuilder::new(config.token.clone(), INTENTS)
+        .identify_properties(properties)
+        .proxy_url(url);
+    if let Some(r) = previous {
+        builder = builder.session(r.session);
+        if let Some(url) = r.url {
+            builder = builder.resume_url(url);
+        }
+    }
+    Shard::with_config(ShardId::ONE, builder.build())
+}
+
+fn save(resume: &Saved, value: Option<Resume>) {
+    *resume.lock().unwrap_or_else(|p| p.into_inner()) = value;
+}
+
+/// What the shard would resume with, if anything.
+fn resumable(shard: &Shard) -> Option<Resume> {
+    Some(Resume {
+        session: shard.session()?.clone(),
+        url: shard.resume_url().and_then(|u| gateway_base(u).ok()),
+    })
 }
 
 async fn session(
     state: &AppState,
     bot: &bot::Model,
     stop: &CancellationToken,
-    resume: Arc<Mutex<Option<Resume>>>,
+    resume: Saved,
 ) -> Result<Ended, String> {
     let config = Config::of(bot)?;
     let rest = config.rest(state);
-    let previous = resume.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    let url = match &previous {
-        Some(r) => r.url.clone(),
-        None => {
-            let info = rest.get("/gateway/bot").await?;
-            info["url"]
-                .as_str()
-                .ok_or("/gateway/bot: no url")?
-                .to_string()
-        }
-    };
-    let (ws, _) =
-        tokio::time::timeout(TIMEOUT, tokio_tungstenite::connect_async(gateway_url(&url)))
-            .await
-            .map_err(|_| "timed out connecting to the gateway".to_string())?
-            .map_err(|e| format!("could not connect to the gateway: {e}"))?;
-    let (mut sink, mut stream) = ws.split();
-    let hello = tokio::time::timeout(TIMEOUT, stream.next())
-        .await
-        .map_err(|_| "the gateway sent no hello".to_string())?;
-    let interval = match hello {
-        Some(Ok(Message::Text(t))) => serde_json::from_str::<Value>(&t)
-            .ok()
-            .and_then(|v| v["d"]["heartbeat_interval"].as_u64()),
-        _ => None,
-    }
-    .ok_or("the gateway's first frame was not a hello")?;
-    let first = match &previous {
-        Some(r) => {
-            json!({ "op": 6, "d": { "token": config.token, "session_id": r.session_id, "seq": r.seq } })
-        }
-        None => json!({ "op": 2, "d": {
-            "token": config.token, "intents": INTENTS,
-            "properties": { "os": std::env::consts::OS, "browser": "langbot", "device": "langbot" } } }),
-    };
-    sink.send(Message::text(first.to_string()))
-        .await
-        .map_err(|e| e.to_string())?;
-    let period = Duration::from_millis(interval.max(100));
-    let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + period / 2, period);
-    let mut acked = true;
-    let mut seq = previous.as_ref().and_then(|r| r.seq);
+    let previous = resume.lock().unwrap_or_else(|p| p.into_inner()).take();
+    // A fresh session starts from `GET /gateway/bot` (which also checks the token); the
+    // shard falls back to this URL whenever it cannot resume.
+    let info = rest.get("/gateway/bot").await?;
+    let url = gateway_base(info["url"].as_str().ok_or("/gateway/bot: no url")?)?;
+    let mut shard = shard(&config, url, previous);
+    let mut connections = 0u32;
     loop {
-        let frame = tokio::select! {
+        let next = tokio::select! {
             _ = stop.cancelled() => {
-                let _ = sink.send(Message::Close(None)).await;
+                close(&mut shard).await;
                 return Ok(Ended::Stopped);
             }
-            _ = beat.tick() => {
-                if !acked {
-                    return Ok(Ended::Closed("no heartbeat acknowledgement".into()));
-                }
-                acked = false;
-                if let Err(e) = sink.send(Message::text(json!({ "op": 1, "d": seq }).to_string())).await {
-                    return Ok(Ended::Closed(e.to_string()));
-                }
-                continue;
-            }
-            frame = stream.next() => frame,
+            next = shard.next() => next,
         };
-        let text = match frame {
-            Some(Ok(Message::Text(t))) => t.to_string(),
-            Some(Ok(Message::Close(close))) => {
-                let code = close.map(|c| u16::from(c.code)).unwrap_or(1000);
-                return closed(code, &resume);
-            }
-            Some(Ok(Message::Ping(p))) => {
-                let _ = sink.send(Message::Pong(p)).await;
-                continue;
-            }
-            Some(Ok(_)) => continue,
-            Some(Err(e)) => return Ok(Ended::Closed(e.to_string())),
-            None => return Ok(Ended::Closed("the gateway closed the connection".into())),
-        };
-        let Ok(payload) = serde_json::from_str::<Value>(&text) else {
-            continue;
-        };
-        match payload["op"].as_i64() {
-            Some(0) => {
-                if let Some(s) = payload["s"].as_i64() {
-                    seq = Some(s);
-                    if let Some(r) = resume.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
-                        r.seq = Some(s);
+        match next {
+            Some(Ok(Message::Text(text))) => {
+                let Ok(payload) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
+                if payload["op"].as_i64() == Some(OP_HELLO) {
+                    connections += 1;
+                    if connections > 1 {
+                        // The shard lost the last connection without a close frame and
+                        // has already connected again.
+                        let why = match shard.state() {
+                            ShardState::Resuming => "the connection dropped; resuming the session",
+                            _ => "the connection dropped; identifying anew",
+                        };
+                        supervisor::reconnected_by_client(state, &bot.uuid, why).await;
                     }
+                    continue;
                 }
-                let d = &payload["d"];
-                match payload["t"].as_str() {
-                    Some("READY") => {
-                        let id = d["user"]["id"].as_str().unwrap_or_default();
-                        status::set_account(
-                            state.store.as_ref(),
-                            &bot.uuid,
-                            id,
-                            d["user"]["username"].as_str(),
-                        )
-                        .await;
-                        *resume.lock().unwrap_or_else(|p| p.into_inner()) = Some(Resume {
-                            session_id: d["session_id"].as_str().unwrap_or_default().to_string(),
-                            url: d["resume_gateway_url"].as_str().unwrap_or(&url).to_string(),
-                            seq,
-                        });
-                        supervisor::running(state, &bot.uuid).await;
-                    }
-                    Some("RESUMED") => supervisor::running(state, &bot.uuid).await,
-                    Some("MESSAGE_CREATE") => message(state, bot, &rest, d).await,
-                    _ => {}
+                if let Some(ended) = dispatch(state, bot, &rest, &payload).await {
+                    save(&resume, None);
+                    return Ok(ended);
                 }
             }
-            Some(1) => {
-                if let Err(e) = sink
-                    .send(Message::text(json!({ "op": 1, "d": seq }).to_string()))
-                    .await
-                {
-                    return Ok(Ended::Closed(e.to_string()));
-                }
+            Some(Ok(Message::Close(frame))) => {
+                let code = frame.as_ref().map_or(1006, |f| f.code);
+                save(&resume, resumable(&shard));
+                return closed(
+                    code,
+                    matches!(shard.state(), ShardState::FatallyClosed),
+                    &resume,
+                );
             }
-            Some(7) => return Ok(Ended::Closed("the gateway asked to reconnect".into())),
-            Some(9) => {
-                if payload["d"] != Value::Bool(true) {
-                    *resume.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                }
-                return Ok(Ended::Closed("invalid session".into()));
+            // Connecting (or reconnecting) failed: the supervisor's back-off takes over.
+            Some(Err(e)) if matches!(shard.state(), ShardState::Disconnected { .. }) => {
+                save(&resume, resumable(&shard));
+                return Err(format!("could not connect to the gateway: {e}"));
             }
-            Some(11) => acked = true,
-            _ => {}
+            Some(Err(e)) => {
+                tracing::warn!(bot = %bot.uuid, error = %e, "an unreadable gateway event")
+            }
+            None => {
+                save(&resume, None);
+                return Err("the gateway closed the session for good".into());
+            }
         }
     }
 }
 
-/// What a close code means: authentication and intent errors are failures (no point
+/// Closes the shard cleanly (a normal close ends the session on Discord's side too).
+async fn close(shard: &mut Shard) {
+    shard.close(CloseFrame::NORMAL);
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        while let Some(m) = shard.next().await {
+            if matches!(m, Ok(Message::Close(_))) {
+                break;
+            }
+        }
+    })
+    .await;
+}
+
+/// Handles one gateway payload; `Some` when the session must end.
+async fn dispatch(
+    state: &AppState,
+    bot: &bot::Model,
+    rest: &Rest,
+    payload: &Value,
+) -> Option<Ended> {
+    if payload["op"].as_i64() != Some(OP_DISPATCH) {
+        return None;
+    }
+    let d = &payload["d"];
+    match payload["t"].as_str() {
+        Some("READY") => {
+            // twilight would reconnect to this URL and cannot parse a bad one.
+            if let Err(why) = d["resume_gateway_url"]
+                .as_str()
+                .map_or(Ok(String::new()), gateway_base)
+            {
+                return Some(Ended::Closed(why));
+            }
+            let id = d["user"]["id"].as_str().unwrap_or_default();
+            status::set_account(
+                state.store.as_ref(),
+                &bot.uuid,
+                id,
+                d["user"]["username"].as_str(),
+            )
+            .await;
+            supervisor::running(state, &bot.uuid).await;
+        }
+        Some("RESUMED") => {
+            let store = state.store.as_ref();
+            status::log(store, &bot.uuid, LogLevel::Info, "gateway session resumed").await;
+            supervisor::running(state, &bot.uuid).await;
+        }
+        Some("MESSAGE_CREATE") => message(state, bot, rest, d).await,
+        _ => {}
+    }
+    None
+}
+
+/// What a close means: authentication and intent errors are failures (no point
 /// reconnecting soon); some codes forbid resuming; the rest resume.
-fn closed(code: u16, resume: &Mutex<Option<Resume>>) -> Result<Ended, String> {
-    let forget = || *resume.lock().unwrap_or_else(|p| p.into_inner()) = None;
+fn closed(code: u16, fatal: bool, resume: &Saved) -> Result<Ended, String> {
     match code {
         4004 => {
-            forget();
+            save(resume, None);
             Err("the gateway refused the token (4004 authentication failed)".into())
         }
         4010..=4014 => {
-            forget();
+            save(resume, None);
             Err(format!(
                 "the gateway refused the connection ({code}: shard or intents not allowed)"
             ))
         }
         4007 | 4009 => {
-            forget();
+            save(resume, None);
             Ok(Ended::Closed(format!("session not resumable ({code})")))
         }
-        c if c == u16::from(CloseCode::Normal) => Ok(Ended::Closed("closed by the gateway".into())),
+        c if fatal => {
+            save(resume, None);
+            Err(format!("the gateway closed the connection for good ({c})"))
+        }
+        1000 => Ok(Ended::Closed("closed by the gateway".into())),
         c => Ok(Ended::Closed(format!("closed by the gateway ({c})"))),
     }
 }

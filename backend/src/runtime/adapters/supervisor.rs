@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use crate::bots::adapters as names;
 use crate::bots::status::{self, AdapterState, LogLevel};
 use crate::entities::bot;
+use crate::session_store::SessionStore;
 use crate::state::AppState;
 
 const SCAN: Duration = Duration::from_secs(3);
@@ -259,13 +260,7 @@ pub async fn reconnecting<F, Fut>(
         let wait = match ended {
             Ok(Ended::Stopped) => return,
             Ok(Ended::Closed(why)) => {
-                status::log(
-                    store,
-                    bot,
-                    LogLevel::Warning,
-                    format!("connection closed ({why}); reconnecting"),
-                )
-                .await;
+                log_closed(store, bot, &why).await;
                 if started.elapsed() > Duration::from_secs(30) {
                     backoff = builder.build();
                 }
@@ -289,6 +284,21 @@ pub async fn reconnecting<F, Fut>(
             _ = tokio::time::sleep(wait) => {}
         }
     }
+}
+
+async fn log_closed(store: &dyn SessionStore, bot: &str, why: &str) {
+    let text = format!("connection closed ({why}); reconnecting");
+    status::log(store, bot, LogLevel::Warning, text).await;
+}
+
+/// Records, as the reconnect loop does, that a live connection closed and is being
+/// re-established, for a client library that reconnects by itself (the state is
+/// `connecting` until the adapter calls [`running`] again).
+pub async fn reconnected_by_client(state: &AppState, bot: &str, why: &str) {
+    let replica = state.replica.to_string();
+    let store = state.store.as_ref();
+    log_closed(store, bot, why).await;
+    status::set(store, bot, AdapterState::Connecting, None, Some(&replica)).await;
 }
 
 /// Marks the bot running on this replica.

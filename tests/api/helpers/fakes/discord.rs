@@ -216,7 +216,9 @@ async fn session(mut conn: WsConn, gw: Shared, calls: Calls) {
         let gw = gw.lock().unwrap();
         (gw.token.clone(), gw.refuse_identify)
     };
-    if refuse || first["d"]["token"] != token.as_str() {
+    // Discord takes the token with or without the `Bot ` prefix (twilight sends it).
+    let given = first["d"]["token"].as_str().unwrap_or_default();
+    if refuse || given.strip_prefix("Bot ").unwrap_or(given) != token {
         calls.push("refused", first.clone());
         close(&mut conn, 4004, "Authentication failed.").await;
         return;
