@@ -1580,6 +1580,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/survey/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The survey to show: always none (no surveys here) */
+        get: operations["get_pending_survey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/system/context": {
         parameters: {
             query?: never;
@@ -1606,7 +1623,7 @@ export interface paths {
         };
         /**
          * Instance version, edition and initialization state
-         * @description With a session token (and `X-Workspace-Id`), `wizard_status` and `wizard_progress` are the Workspace's; otherwise `none` and `null`.
+         * @description With a session token (and `X-Workspace-Id`) or an API key, `wizard_status` and `wizard_progress` are the Workspace's; otherwise `none` and `null`.
          */
         get: operations["get_system_info"];
         put?: never;
@@ -1828,6 +1845,23 @@ export interface paths {
         put?: never;
         /** End this session */
         post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/space-credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** LangBot Space credits: none (no Space account here) */
+        get: operations["get_space_credits"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3225,6 +3259,10 @@ export interface components {
             /** Format: int64 */
             total: number;
         };
+        /** @description `{survey: null}`: no surveys here. */
+        PendingSurvey: {
+            survey?: unknown;
+        };
         /**
          * @description A Workspace permission (LangBot's 15, serialized with their dotted names).
          * @enum {string}
@@ -3904,6 +3942,17 @@ export interface components {
             active_total: number;
             items: components["schemas"]["ExecutionRow"][];
             truncated: boolean;
+        };
+        /**
+         * @description `{credits: null, owner_space_bound: false, is_workspace_owner}`: no LangBot Space account
+         *     (and so no credits) here.
+         */
+        SpaceCredits: {
+            /** Format: double */
+            credits?: number | null;
+            /** @description Whether the caller owns the Workspace the request runs in. */
+            is_workspace_owner: boolean;
+            owner_space_bound: boolean;
         };
         StageMeta: {
             config: components["schemas"]["ItemMeta"][];
@@ -13918,6 +13967,67 @@ export interface operations {
             };
         };
     };
+    get_pending_survey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PendingSurvey"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_system_context: {
         parameters: {
             query?: never;
@@ -14987,6 +15097,76 @@ export interface operations {
             };
             /** @description Error: invalid_authentication */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_space_credits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["SpaceCredits"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
