@@ -1,8 +1,8 @@
 // LangBot 4.11.2's own web UI (from its PyPI wheel, see langbot-dist.ts) served by this server,
 // driven through its own forms as a new LangBot user would: log in, skip the quick-start
-// wizard, add a provider (against the fake OpenAI upstream) and a model, create a pipeline and
-// an http_bot bot, open the dashboard. Every /api/ response is recorded; none may fail, and the
-// counts by status and the calls answered "not available" are printed for the release note.
+// wizard, open the dashboard, add a provider (against the fake OpenAI upstream) and a model.
+// Every /api/ response is recorded; none may fail, and the counts by status and the calls
+// answered "not available" are printed for the release note.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -16,8 +16,6 @@ const OWNER = 'owner@example.com';
 const PASSWORD = 'first-password-1';
 const PROVIDER = 'Fake OpenAI';
 const MODEL = 'fake-gpt';
-const PIPELINE = 'Support pipeline';
-const BOT = 'Support bot';
 
 // Calls this server answers with LangBot's "none / not available" shapes (features it does not
 // have: knowledge bases, skills, the assistant, the marketplace, Box, background tasks, release
@@ -90,8 +88,8 @@ afterAll(async () => {
   console.log(`LangBot UI API calls: ${seen.length} (${distinct} distinct), by status: ${JSON.stringify(byStatus)}`);
   console.log(`LangBot UI calls answered "not available":\n  ${Object.entries(notAvailable).map(([c, n]) => `${c} ×${n}`).join('\n  ')}`);
   console.log(`LangBot UI calls that failed:\n  ${[...new Set(failed().map((s) => `${s.status} ${s.call}`))].join('\n  ') || '(none)'}`);
-  await browser?.close();
-  await server?.stop();
+  await browser.close();
+  await server.stop();
 });
 
 /** Closes LangBot's first-visit sidebar tour when it shows. */
@@ -153,7 +151,7 @@ describe("LangBot's own web UI", () => {
     const providers = (await api('GET', '/api/v1/provider/providers')).data.providers as { name: string; base_url: string; uuid: string }[];
     expect(providers.map((p) => [p.name, p.base_url])).toEqual([[PROVIDER, upstream]]);
     const models = (await api('GET', '/api/v1/provider/models/llm')).data.models as { name: string; provider_uuid: string }[];
-    expect(models.map((m) => [m.name, m.provider_uuid])).toEqual([[MODEL, providers[0].uuid]]);
+    expect(models.map((m) => [m.name, m.provider_uuid])).toEqual([[MODEL, providers[0]?.uuid]]);
     await page.getByRole('dialog').last().getByRole('button', { name: 'Close' }).last().click();
   });
 
