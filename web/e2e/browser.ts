@@ -76,8 +76,28 @@ export interface AxeResult {
 }
 export const axeResults: AxeResult[] = [];
 
-/** Runs axe-core (WCAG 2 A/AA rules) on the page as it is; answers serious/critical ones. */
+/** Waits until no CSS transition or animation runs: a menu or dialog fading in has colours
+ *  blended with the page below, which axe would report as low contrast. Mantine starts a
+ *  transition a frame after mounting, hence the frames before each look. */
+export async function settle(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+    for (let round = 0; round < 20; round++) {
+      await frame();
+      await frame();
+      // A spinner or a skeleton's pulse never finishes; only the ones that end are waited for.
+      const running = document
+        .getAnimations()
+        .filter((a) => a.playState !== 'finished' && a.playState !== 'idle' && a.effect?.getTiming().iterations !== Infinity);
+      if (running.length === 0) return;
+      await Promise.all(running.map((a) => a.finished.catch(() => undefined)));
+    }
+  });
+}
+
+/** Runs axe-core (WCAG 2 A/AA rules) on the page once it is still; answers serious/critical ones. */
 export async function axe(page: Page, name: string, scheme = 'light'): Promise<AxeResult['violations']> {
+  await settle(page);
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
   const violations = result.violations.map((v) => ({
     id: v.id,

@@ -52,6 +52,7 @@ describe('Workspace switcher', () => {
     expect((list.data.workspaces as { name: string }[]).map((w) => w.name).sort()).toEqual([firstName, 'Second team'].sort());
 
     await switcher.click();
+    await page.getByRole('menuitem', { name: firstName }).waitFor();
     expect(await axe(page, 'workspace-switcher-menu')).toEqual([]);
     await shot(page, 'workspace-switcher-menu');
     await page.getByRole('menuitem', { name: firstName }).click();

@@ -8,9 +8,9 @@ import { cssVariablesResolver, theme } from './theme';
 
 // The notifications container is not needed for a first render (see components/notify).
 const Notifications = lazy(() => import('@mantine/notifications').then((m) => ({ default: m.Notifications })));
-// Nor the confirm dialogs' host (`modals.openConfirmModal` reaches it by a window event; no
-// page uses its context): it and the Modal code are fetched right after the first render.
-const ModalsProvider = lazy(() => import('@mantine/modals').then((m) => ({ default: m.ModalsProvider })));
+// Nor the confirm dialogs' host (pages open dialogs through components/confirm, which waits for
+// it): it and the Modal code are fetched right after the first render.
+const ModalsHost = lazy(() => import('./ModalsHost'));
 
 export function App({ queryClient }: { queryClient: QueryClient }) {
   const { t } = useTranslation();
@@ -31,7 +31,7 @@ export function App({ queryClient }: { queryClient: QueryClient }) {
       <QueryClientProvider client={queryClient}>
         <Suspense fallback={null}>
           <Notifications position="top-right" />
-          <ModalsProvider labels={{ confirm: t('common.confirm'), cancel: t('common.cancel') }} />
+          <ModalsHost labels={{ confirm: t('common.confirm'), cancel: t('common.cancel') }} />
         </Suspense>
         <AppRoutes />
       </QueryClientProvider>

@@ -1,6 +1,5 @@
 import { Badge, Button, Card, Group, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { modals } from '@mantine/modals';
 import { Plus } from 'lucide-react';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -15,6 +14,7 @@ import { KEYS_PAGE, useApiKeys, useRevokeApiKey } from './queries';
 
 import { addArea } from '../../i18n';
 import strings from '../../i18n/locales/en_US/apiKeys.json';
+import { openConfirm } from '../../components/confirm';
 
 // This area's strings come with this chunk (and, in Chinese, before the page renders).
 await addArea('apiKeys', strings);
@@ -40,7 +40,7 @@ export default function ApiKeysPage() {
   const [created, setCreated] = useState<ApiKeyWithSecret | null>(null);
 
   const confirmRevoke = (key: ApiKey) =>
-    modals.openConfirmModal({
+    openConfirm({
       title: t('apiKeys.revokeTitle', { name: key.name }),
       children: <Text size="sm">{t('apiKeys.revokeBody')}</Text>,
       labels: { confirm: t('apiKeys.revoke'), cancel: t('common.cancel') },

@@ -1,7 +1,6 @@
 // One bot: its state (enable/disable), webhook URL, routes with the dry-run beside them,
 // settings (the adapter's form) and the route status.
 import { Anchor, Badge, Breadcrumbs, Button, Card, Grid, Group, Skeleton, Stack, Switch, Tabs, Text, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { Plus, Save } from 'lucide-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -22,6 +21,7 @@ import { useAdapters, useBot, useDeleteBot, useUpdateBot } from './queries';
 
 import { addArea } from '../../i18n';
 import strings from '../../i18n/locales/en_US/bots.json';
+import { openConfirm } from '../../components/confirm';
 
 // This area's strings come with this chunk (and, in Chinese, before the page renders).
 await addArea('bots', strings);
@@ -53,7 +53,7 @@ function BotView({ bot }: { bot: BotDetail }) {
   const adapter = adapters.data?.adapters.find((a) => a.name === bot.adapter);
 
   const confirmDelete = () =>
-    modals.openConfirmModal({
+    openConfirm({
       title: t('bots.deleteTitle', { name: bot.name }),
       children: <Text size="sm">{t('bots.deleteBody')}</Text>,
       labels: { confirm: t('common.delete'), cancel: t('common.cancel') },

@@ -1,7 +1,6 @@
 // The Workspace's MCP servers (their sessions on this replica, polled while one connects) and
 // the tools they offer together, as an agent without a pipeline's bindings would see them.
 import { Alert, Badge, Button, Card, Group, Skeleton, Stack, Switch, Table, Tabs, Text, Title, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { Info, Plus } from 'lucide-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -18,6 +17,7 @@ import { ToolsPanel } from './ToolsPanel';
 
 import { addArea } from '../../i18n';
 import strings from '../../i18n/locales/en_US/mcpServers.json';
+import { openConfirm } from '../../components/confirm';
 
 // This area's strings come with this chunk (and, in Chinese, before the page renders).
 await addArea('mcpServers', strings);
@@ -137,7 +137,7 @@ function ServerRow({ server, manage, onDetail, onEdit }: { server: McpServer; ma
   };
 
   const confirmDelete = () =>
-    modals.openConfirmModal({
+    openConfirm({
       title: t('mcpServers.deleteTitle', { name }),
       children: <Text size="sm">{t('mcpServers.deleteBody', { name })}</Text>,
       labels: { confirm: t('common.delete'), cancel: t('common.cancel') },

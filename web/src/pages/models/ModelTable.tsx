@@ -1,6 +1,5 @@
 import { ActionIcon, Badge, Button, Group, Loader, Table, Text, Tooltip } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { modals } from '@mantine/modals';
 import { CircleCheck, CircleX, Pencil, Play, Star, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,6 +12,7 @@ import { errorText, notifySuccess } from '../../components/notify';
 import { Pager } from '../../components/Pager';
 import { Dialog, ModelFormModal } from './dialogs';
 import { MODELS_PAGE, useDeleteModel, useModels, useSetStarred, useTestModel } from './queries';
+import { openConfirm } from '../../components/confirm';
 
 export function ModelTable({ kind, provider, starred }: { kind: ModelKind; provider: Provider; starred: string | null }) {
   const { t } = useTranslation();
@@ -61,7 +61,7 @@ function ModelRow({ kind, model, provider, starred }: { kind: ModelKind; model: 
   const [editing, edit] = useDisclosure();
 
   const confirmDelete = () =>
-    modals.openConfirmModal({
+    openConfirm({
       title: t('models.deleteTitle', { name: model.name }),
       children: <Text size="sm">{starred ? t('models.deleteStarred') : t('models.deleteBody')}</Text>,
       labels: { confirm: t('common.delete'), cancel: t('common.cancel') },

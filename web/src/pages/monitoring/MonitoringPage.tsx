@@ -2,7 +2,6 @@
 // in-flight panel, traffic and token series, executions and sessions paged by the server,
 // and CSV export.
 import { Anchor, Button, Card, Group, Menu, MultiSelect, SegmentedControl, Select, SimpleGrid, Skeleton, Stack, Table, Tabs, Text, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { Download, RefreshCw } from 'lucide-react';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -26,6 +25,7 @@ import { StatusBadge } from './StatusBadge';
 
 import { addArea } from '../../i18n';
 import strings from '../../i18n/locales/en_US/monitoring.json';
+import { openConfirm } from '../../components/confirm';
 
 // This area's strings come with this chunk (and, in Chinese, before the page renders).
 await addArea('monitoring', strings);
@@ -204,7 +204,7 @@ function Sessions({ filters, page, onPage }: { filters: Filters; page: number; o
   const sessions = useSessions(filters, page);
   const reset = useResetContext();
   const confirm = (s: SessionRow) =>
-    modals.openConfirmModal({
+    openConfirm({
       title: t('monitoring.resetTitle'),
       children: <Text size="sm">{t('monitoring.resetBody', { session: s.session_id, bot: s.bot_name })}</Text>,
       labels: { confirm: t('monitoring.reset'), cancel: t('common.cancel') },

@@ -1,6 +1,5 @@
 import { Alert, Badge, Button, Card, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { modals } from '@mantine/modals';
 import { Link2 } from 'lucide-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -15,6 +14,7 @@ import { formatDate } from '../../lib/format';
 import { emailProblem } from '../../lib/validation';
 import { MEMBERS_PAGE, useInvitations, useInvite, useRevokeInvitation } from './queries';
 import { SectionTitle } from './WorkspacePage';
+import { openConfirm } from '../../components/confirm';
 
 const ROLES: InvitableRole[] = ['admin', 'developer', 'operator', 'viewer'];
 
@@ -38,7 +38,7 @@ export function Invitations() {
   });
 
   const confirmRevoke = (inv: Invitation) =>
-    modals.openConfirmModal({
+    openConfirm({
       title: t('invitations.revokeTitle', { email: inv.normalized_email }),
       children: <Text size="sm">{t('invitations.revokeBody')}</Text>,
       labels: { confirm: t('invitations.revoke'), cancel: t('common.cancel') },

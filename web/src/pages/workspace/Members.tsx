@@ -1,5 +1,4 @@
 import { Badge, Button, Card, Select, Stack, Table, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
@@ -11,6 +10,7 @@ import { Pager } from '../../components/Pager';
 import { formatDate } from '../../lib/format';
 import { MEMBERS_PAGE, useChangeRole, useMembers, useRemoveMember } from './queries';
 import { SectionTitle } from './WorkspacePage';
+import { openConfirm } from '../../components/confirm';
 
 export const ASSIGNABLE: Role[] = ['admin', 'developer', 'operator', 'viewer'];
 
@@ -23,7 +23,7 @@ export function Members() {
   const remove = useRemoveMember();
 
   const confirmRemove = (m: Membership) =>
-    modals.openConfirmModal({
+    openConfirm({
       title: t('members.removeTitle', { email: m.email }),
       children: <Text size="sm">{t('members.removeBody')}</Text>,
       labels: { confirm: t('members.remove'), cancel: t('common.cancel') },
