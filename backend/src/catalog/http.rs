@@ -12,27 +12,62 @@ use super::{authorize, input, request, Catalog, Input, Method, Operation, QueryI
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
-/// Registers every catalog operation under `/api/v1`, grouping methods by path.
-pub fn configure(catalog: &Catalog, cfg: &mut web::ServiceConfig) {
-    let mut by_path: BTreeMap<&str, Vec<actix_web::Route>> = BTreeMap::new();
+/// Registers every catalog operation under `/api/v1`, grouping methods by path and paths by
+/// their first segment. actix tries a router's resources one by one (a regex each for a
+/// parameterized path), so one flat list of every path cost each request a walk through all
+/// of them; nested scopes make it a walk through the segments, then one group's paths.
+/// `extra` adds routes of the same scope that are not operations (the OpenAPI document).
+pub fn configure(
+    catalog: &Catalog,
+    cfg: &mut web::ServiceConfig,
+    extra: impl FnOnce(&mut web::ServiceConfig),
+) {
+    let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<actix_web::Route>>> = BTreeMap::new();
     for op in catalog.operations() {
-        by_path.entry(op.meta().path).or_default().push(op.route());
+        let path = op.meta().path;
+        let rest = path.trim_start_matches('/');
+        let segment_end = rest.find('/').map_or(path.len(), |i| i + 1);
+        let (segment, tail) = path.split_at(segment_end);
+        groups
+            .entry(segment)
+            .or_default()
+            .entry(tail)
+            .or_default()
+            .push(op.route());
     }
-    // Literal paths first: they are matched by string comparison, while each parameterized
-    // path costs a regex test for every request that reaches it (and a literal path is the
-    // more specific match anyway, e.g. `llm/_/starred` before `llm/{model_uuid}`).
-    let (literal, parameterized): (Vec<_>, Vec<_>) = by_path
-        .into_iter()
-        .partition(|(path, _)| !path.contains('{'));
-    for (path, routes) in literal.into_iter().chain(parameterized) {
-        let resource = routes
-            .into_iter()
-            .fold(web::resource(format!("/api/v1{path}")), |res, route| {
-                res.route(route)
+    let mut api = web::scope("/api/v1").configure(extra);
+    for (segment, paths) in groups {
+        api = if segment.contains('{') {
+            // A parameterized first segment cannot be a scope's prefix; its paths stay whole.
+            paths.into_iter().fold(api, |api, (tail, routes)| {
+                api.service(resource(&format!("{segment}{tail}"), routes))
             })
-            .default_service(web::to(crate::http::method_not_allowed));
-        cfg.service(resource);
+        } else {
+            api.service(web::scope(segment).configure(|cfg| {
+                for (tail, routes) in literal_first(paths) {
+                    cfg.service(resource(tail, routes));
+                }
+            }))
+        };
     }
+    cfg.service(api);
+}
+
+/// Literal paths first: they are matched by string comparison, while each parameterized path
+/// costs a regex test (and a literal path is the more specific match anyway, e.g.
+/// `llm/_/starred` before `llm/{model_uuid}`).
+fn literal_first<'a, R>(paths: BTreeMap<&'a str, R>) -> impl Iterator<Item = (&'a str, R)> {
+    let (literal, parameterized): (Vec<_>, Vec<_>) =
+        paths.into_iter().partition(|(path, _)| !path.contains('{'));
+    literal.into_iter().chain(parameterized)
+}
+
+/// One path's resource: its methods, and a JSON 405 for any other.
+fn resource(path: &str, routes: Vec<actix_web::Route>) -> actix_web::Resource {
+    routes
+        .into_iter()
+        .fold(web::resource(path), |res, route| res.route(route))
+        .default_service(web::to(crate::http::method_not_allowed))
 }
 
 /// The actix method guard of an operation.

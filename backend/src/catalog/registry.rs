@@ -151,16 +151,17 @@ impl Catalog {
     /// Every route the catalog serves: the operations under `/api/v1`, `/mcp` and the
     /// OpenAPI document.
     pub fn configure(&'static self, cfg: &mut actix_web::web::ServiceConfig) {
-        super::http::configure(self, cfg);
+        super::http::configure(self, cfg, |api| {
+            api.route(
+                "/openapi.json",
+                actix_web::web::get().to(move || async move {
+                    actix_web::HttpResponse::Ok()
+                        .content_type(actix_web::http::header::ContentType::json())
+                        .body(self.document_bytes())
+                }),
+            );
+        });
         mcp::configure(self, cfg);
-        cfg.route(
-            "/api/v1/openapi.json",
-            actix_web::web::get().to(move || async move {
-                actix_web::HttpResponse::Ok()
-                    .content_type(actix_web::http::header::ContentType::json())
-                    .body(self.document_bytes())
-            }),
-        );
     }
 }
 
