@@ -10,6 +10,12 @@ use crate::state::AppState;
 
 use super::dto::*;
 
+// The marketplace reads live in their own file; the catalog lists them with the rest.
+pub use super::marketplace::{
+    GetMarketplaceRecommendationLists, ListMarketplacePlugins, SearchMarketplaceExtensions,
+    SearchMarketplacePlugins,
+};
+
 /// `GET /knowledge/bases`.
 pub struct ListKnowledgeBases;
 
@@ -133,31 +139,6 @@ impl Operation for ListSystemTasks {
         Ok(TaskList {
             tasks: Vec::new(),
             id_index: 0,
-        })
-    }
-}
-
-/// `GET /marketplace/plugins`.
-pub struct ListMarketplacePlugins;
-
-impl Operation for ListMarketplacePlugins {
-    const META: OpMeta = OpMeta::get("list_marketplace_plugins", "/marketplace/plugins")
-        .tag("marketplace")
-        .summary("Marketplace plugins: always none (there is no marketplace)")
-        .access(Access::Public);
-    type Path = NoParams;
-    type Query = MarketplaceQuery;
-    type Body = NoBody;
-    type Output = MarketplacePluginList;
-
-    async fn run(
-        _: &AppState,
-        _: &RequestCtx,
-        _: Input<NoParams, MarketplaceQuery, NoBody>,
-    ) -> ApiResult<MarketplacePluginList> {
-        Ok(MarketplacePluginList {
-            plugins: Vec::new(),
-            total: 0,
         })
     }
 }
