@@ -4,7 +4,7 @@
 //! login too), and a 401 there sends it back to its login page.
 
 use crate::access::{Access, Permission, RequestCtx};
-use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, McpTool, NoBody, NoParams, OpMeta, Operation};
 use crate::error::ApiResult;
 use crate::state::AppState;
 
@@ -23,7 +23,9 @@ impl Operation for ListKnowledgeBases {
     const META: OpMeta = OpMeta::get("list_knowledge_bases", "/knowledge/bases")
         .tag("knowledge")
         .summary("Knowledge bases: always none (not available here)")
-        .permission(Permission::ResourceView);
+        .permission(Permission::ResourceView)
+        // LangBot's MCP tool of the same name answers the array.
+        .mcp(McpTool::list("bases"));
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -76,7 +78,8 @@ impl Operation for ListSkills {
     const META: OpMeta = OpMeta::get("list_skills", "/skills")
         .tag("skills")
         .summary("Skills: always none (not available here)")
-        .permission(Permission::ResourceView);
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::list("skills"));
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
