@@ -33,11 +33,7 @@ async fn the_processor_form_creates_a_pipeline_from_the_template() {
     assert_eq!(pipeline["config"]["ai"]["runner"]["id"], "local-agent");
 
     // The processor page's read: the pipeline as a processor, with its settings.
-    let agent = app
-        .get_as(&owner, &format!("{AGENTS}/{uuid}"))
-        .await
-        .data()["agent"]
-        .clone();
+    let agent = app.get_as(&owner, &format!("{AGENTS}/{uuid}")).await.data()["agent"].clone();
     assert_eq!(agent["uuid"], uuid);
     assert_eq!(agent["kind"], "pipeline");
     assert_eq!(agent["component_ref"], "pipeline");
@@ -67,15 +63,25 @@ async fn other_kinds_and_bad_forms_are_refused() {
         (json!({ "name": "a" }), "kind"),
         (json!({ "kind": "pipeline" }), "name"),
         (json!({ "kind": "pipeline", "name": "  " }), "name"),
-        (json!({ "kind": "pipeline", "name": "a", "emoji": "" }), "emoji"),
-        (json!({ "kind": "pipeline", "name": "a", "nope": 1 }), "nope"),
+        (
+            json!({ "kind": "pipeline", "name": "a", "emoji": "" }),
+            "emoji",
+        ),
+        (
+            json!({ "kind": "pipeline", "name": "a", "nope": 1 }),
+            "nope",
+        ),
     ] {
         let res = app.send_as(&owner, Method::POST, AGENTS, &body).await;
         res.assert_error(400, "invalid_request");
         assert!(res.text.contains(field), "{body}: {}", res.text);
     }
     let pipelines = app.get_as(&owner, "/api/v1/pipelines").await;
-    assert_eq!(pipelines.data()["pipelines"], json!([]), "nothing was created");
+    assert_eq!(
+        pipelines.data()["pipelines"],
+        json!([]),
+        "nothing was created"
+    );
 }
 
 #[tokio::test]

@@ -146,12 +146,14 @@ async fn a_disabled_bot_may_wait_for_its_required_settings() {
         .await;
     res.assert_error(400, "invalid_request");
     assert_eq!(
-        res.body["errors"][0]["field"],
-        "adapter_config.inbound_secret",
+        res.body["errors"][0]["field"], "adapter_config.inbound_secret",
         "{}",
         res.text
     );
-    assert_eq!(app.get_as(&owner, &path).await.data()["bot"]["enable"], false);
+    assert_eq!(
+        app.get_as(&owner, &path).await.data()["bot"]["enable"],
+        false
+    );
     // With them, it is enabled.
     let res = app
         .send_as(
@@ -162,7 +164,10 @@ async fn a_disabled_bot_may_wait_for_its_required_settings() {
         )
         .await;
     assert_eq!(res.status, 200, "{}", res.text);
-    assert_eq!(app.get_as(&owner, &path).await.data()["bot"]["enable"], true);
+    assert_eq!(
+        app.get_as(&owner, &path).await.data()["bot"]["enable"],
+        true
+    );
     // Creating it enabled without them is refused.
     let res = create_bot(
         &app,
