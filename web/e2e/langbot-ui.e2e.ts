@@ -1,6 +1,8 @@
 // LangBot 4.11.2's own web UI (from its PyPI wheel, see langbot-dist.ts) served by this server,
 // driven through its own forms as a new LangBot user would: log in, skip the quick-start
-// wizard, open the dashboard, add a provider (against the fake OpenAI upstream) and a model.
+// wizard, open the dashboard, add a provider (against the fake OpenAI upstream) and a model,
+// create a pipeline through the "Create Processors" form, create an HTTP bot routed to it
+// through the bot form and set it up, then open the dashboard again.
 // Every /api/ response is recorded; none may fail, and the counts by status and the calls
 // answered "not available" are printed for the release note.
 import type { Browser, Page } from 'playwright-core';
@@ -16,10 +18,14 @@ const OWNER = 'owner@example.com';
 const PASSWORD = 'first-password-1';
 const PROVIDER = 'Fake OpenAI';
 const MODEL = 'fake-gpt';
+const PIPELINE = 'Support pipeline';
+const BOT = 'Support bot';
+const CALLBACK = 'http://127.0.0.1:9/callback';
 
 // Calls this server answers with LangBot's "none / not available" shapes (features it does not
-// have: knowledge bases, skills, the assistant, the marketplace, Box, background tasks, release
-// checks, user feedback, the legacy-pipeline migration).
+// have: knowledge bases, skills, the assistant, the marketplace (its runner search and
+// recommendations too), Box, background tasks, release checks, user feedback, the
+// legacy-pipeline migration).
 const NOT_AVAILABLE = [
   '/api/v1/knowledge/bases',
   '/api/v1/knowledge/migration/status',
@@ -27,6 +33,9 @@ const NOT_AVAILABLE = [
   '/api/v1/assistant/conversations',
   '/api/v1/system/tasks',
   '/api/v1/marketplace/plugins',
+  '/api/v1/marketplace/plugins/search',
+  '/api/v1/marketplace/extensions/search',
+  '/api/v1/marketplace/recommendation-lists',
   '/api/v1/box/status',
   '/api/v1/box/runtime-status',
   '/api/v1/box/sessions',
@@ -92,6 +101,12 @@ afterAll(async () => {
   await server.stop();
 });
 
+/** Folds LangBot's workspace assistant panel away when it is open: it covers the forms. */
+async function foldAssistant() {
+  const fold = page.getByRole('button', { name: 'Collapse workspace assistant' });
+  if (await fold.isVisible().catch(() => false)) await fold.click();
+}
+
 /** Closes LangBot's first-visit sidebar tour when it shows. */
 async function dismissTour() {
   const tour = page.locator('[data-testid=sidebar-guide]');
@@ -155,12 +170,76 @@ describe("LangBot's own web UI", () => {
     await page.getByRole('dialog').last().getByRole('button', { name: 'Close' }).last().click();
   });
 
+  it('creates a pipeline through the "Create Processors" form', async () => {
+    await page.locator('button[aria-label="Create Processors"]').click();
+    await page.getByText('Choose how it works').waitFor();
+    await foldAssistant();
+    // A pipeline, the only processor kind here (the form's default choice).
+    await page.getByText('Pipeline', { exact: true }).first().click();
+    await page.locator('main [role=combobox]').first().click();
+    await page.getByRole('option', { name: 'local-agent' }).click();
+    await page.locator('main input[name=name]').fill(PIPELINE);
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('id')).not.toBe('new');
+    await page.getByRole('heading', { name: PIPELINE }).waitFor();
+    await shot(page, 'langbot-ui-pipeline');
+
+    const pipelines = (await api('GET', '/api/v1/pipelines')).data.pipelines as { uuid: string; name: string; emoji: string; config: { ai: { runner: { id: string } } } }[];
+    expect(pipelines.map((p) => [p.name, p.emoji, p.config.ai.runner.id])).toEqual([[PIPELINE, '⚙️', 'local-agent']]);
+    expect(new URL(page.url()).searchParams.get('id')).toBe(pipelines[0]?.uuid);
+  });
+
+  it('creates an HTTP bot routed to that pipeline through the bot form, then sets it up', async () => {
+    await page.locator('button[aria-label="Create Bots"]').click();
+    await page.getByText('Choose a platform adapter').waitFor();
+    await foldAssistant();
+    await page.locator('main input[name=name]').fill(BOT);
+    await page.locator('main input[name=description]').fill('Answers over HTTP');
+    await page.getByPlaceholder('Search adapters').fill('HTTP');
+    await page.getByText('HTTP Bot', { exact: true }).first().click();
+    await page.getByRole('button', { name: 'Submit' }).click();
+    // The bot's page: its settings, and routes to the pipeline.
+    await page.locator('input[name=callback_url]').waitFor();
+    await expect.poll(() => new URL(page.url()).searchParams.get('id')).not.toBe('new');
+    await page.getByText(`⚙️ ${PIPELINE}`).first().waitFor();
+    await page.locator('input[name=inbound_secret]').fill('inbound-secret-1');
+    await page.locator('input[name=callback_url]').fill(CALLBACK);
+    await page.getByRole('button', { name: 'Save and enable' }).click();
+    await expect.poll(async () => ((await api('GET', '/api/v1/platform/bots')).data.bots as { enable: boolean }[])[0]?.enable).toBe(true);
+    await shot(page, 'langbot-ui-bot');
+
+    const pipeline = ((await api('GET', '/api/v1/pipelines')).data.pipelines as { uuid: string }[])[0]?.uuid;
+    const bots = (await api('GET', '/api/v1/platform/bots')).data.bots as {
+      uuid: string;
+      name: string;
+      description: string;
+      adapter: string;
+      enable: boolean;
+      adapter_config: Record<string, unknown>;
+      event_bindings: { target_type: string; target_uuid: string }[];
+    }[];
+    expect(bots.map((b) => [b.name, b.description, b.adapter, b.enable])).toEqual([[BOT, 'Answers over HTTP', 'http_bot', true]]);
+    const bot = bots[0];
+    expect(bot?.adapter_config.callback_url).toBe(CALLBACK);
+    // The secret is stored (and shown masked).
+    expect(bot?.adapter_config.inbound_secret).toBe('***');
+    expect(bot?.event_bindings.length).toBeGreaterThan(0);
+    for (const route of bot?.event_bindings ?? []) expect([route.target_type, route.target_uuid]).toEqual(['pipeline', pipeline]);
+    expect(new URL(page.url()).searchParams.get('id')).toBe(bot?.uuid);
+  });
+
+  it('opens the dashboard again', async () => {
+    await page.getByText('Dashboard', { exact: true }).first().click();
+    await page.getByText('Execution Success Rate').waitFor();
+    await shot(page, 'langbot-ui-dashboard');
+  });
+
   it('answers every call without an error', () => {
     expect(failed().map((s) => `${s.status} ${s.call}`)).toEqual([]);
     // The calls of the pages driven here reached this server's answers, not the UI's file
     // fallback: each "not available" one was seen.
-    for (const path of ['/api/v1/knowledge/bases', '/api/v1/skills', '/api/v1/box/runtime-status']) {
-      expect(seen.some((s) => s.call === `GET ${path}` && s.status === 200), path).toBe(true);
+    for (const call of ['GET /api/v1/knowledge/bases', 'GET /api/v1/skills', 'GET /api/v1/box/runtime-status', 'POST /api/v1/marketplace/extensions/search']) {
+      expect(seen.some((s) => s.call === call && s.status === 200), call).toBe(true);
     }
   });
 });

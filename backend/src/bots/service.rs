@@ -25,11 +25,27 @@ fn adapter(name: &str) -> ApiResult<Adapter> {
     })
 }
 
-/// Validates an adapter config (restoring `***` secrets from `stored`).
+/// Validates an adapter config (restoring `***` secrets from `stored`). Its required fields
+/// may stay unset while the bot is disabled: LangBot's bot form creates the bot disabled with
+/// an empty config, to be filled in on the bot's page.
 fn check_config(adapter: &Adapter, submitted: &Value, stored: Option<&Value>) -> ApiResult<Value> {
     let restored =
         forms::restore_secrets(&adapter.spec.config, submitted, stored, "adapter_config")?;
-    forms::validate(&adapter.spec.config, &restored, "adapter_config")
+    forms::validate_draft(&adapter.spec.config, &restored, "adapter_config")
+}
+
+/// An enabled bot's config must be complete: a bot cannot run without its required settings.
+fn check_runnable(adapter: &Adapter, config: &Value, enabled: bool) -> ApiResult<()> {
+    match forms::missing_required(&adapter.spec.config, config) {
+        Some(field) if enabled => {
+            let path = format!("adapter_config.{}", field.name);
+            Err(
+                ApiError::invalid(format!("Invalid {path}: is required to enable the bot"))
+                    .field(path, "is required to enable the bot"),
+            )
+        }
+        _ => Ok(()),
+    }
 }
 
 pub fn webhook_path(uuid: &str) -> String {
@@ -189,6 +205,7 @@ pub async fn create(
     let name = input.name.as_str();
     let adapter = adapter(input.adapter.trim())?;
     let config = check_config(&adapter, &input.adapter_config, None)?;
+    check_runnable(&adapter, &config, input.enable)?;
     let mut routes = check_routes(db, ws, input.event_bindings.unwrap_or_default()).await?;
     if routes.is_empty() {
         let pipeline = crate::pipelines::service::pipeline_for_default_routes(db, ws).await?;
@@ -236,21 +253,22 @@ pub async fn update(
             .map(str::trim)
             .unwrap_or(&stored.adapter),
     )?;
-    match input.adapter_config {
+    let config = match input.adapter_config {
         Some(config) => {
             let previous = (!adapter_changed).then_some(&stored.adapter_config);
-            row.adapter_config = Set(check_config(&adapter, &config, previous)?);
+            check_config(&adapter, &config, previous)?
         }
         None if adapter_changed => {
             return Err(ApiError::invalid("A new adapter needs its adapter_config")
                 .field("adapter_config", "is required when the adapter changes"));
         }
-        None => {}
-    }
+        None => stored.adapter_config.clone(),
+    };
+    let enable = input.enable.unwrap_or(stored.enable);
+    check_runnable(&adapter, &config, enable)?;
+    row.adapter_config = Set(config);
     row.adapter = Set(adapter.name.to_string());
-    if let Some(enable) = input.enable {
-        row.enable = Set(enable);
-    }
+    row.enable = Set(enable);
     if let Some(inputs) = input.event_bindings {
         row.event_bindings = Set(routes_json(&check_routes(db, ws, inputs).await?)?);
     }

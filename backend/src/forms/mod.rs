@@ -159,8 +159,23 @@ fn field_error(path: String, why: String) -> ApiError {
 }
 
 /// Validates `config` (named `prefix` in errors) against `fields`: unknown keys, types,
-/// ranges, options, required fields. Read-only fields are dropped; defaults fill the rest.
+/// ranges, options, required fields. Read-only fields are dropped; defaults fill the rest; a
+/// `null` is a field left unset (LangBot's forms send one for every empty field).
 pub fn validate(fields: &[ConfigField], config: &Value, prefix: &str) -> ApiResult<Value> {
+    let out = validate_draft(fields, config, prefix)?;
+    if let Some(field) = missing_required(fields, &out) {
+        return Err(field_error(
+            format!("{prefix}.{}", field.name),
+            "is required".into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// `validate` for a config that need not be complete yet (a bot saved disabled, to be set up
+/// later, as LangBot's bot form does): every value given must fit, but required fields may be
+/// left unset.
+pub fn validate_draft(fields: &[ConfigField], config: &Value, prefix: &str) -> ApiResult<Value> {
     let Some(map) = config.as_object() else {
         return Err(field_error(prefix.into(), "must be an object".into()));
     };
@@ -171,7 +186,7 @@ pub fn validate(fields: &[ConfigField], config: &Value, prefix: &str) -> ApiResu
             .iter()
             .find(|f| f.name == key)
             .ok_or_else(|| field_error(path.clone(), "is not a field of this form".into()))?;
-        if field.read_only() {
+        if field.read_only() || value.is_null() {
             continue;
         }
         if let Some(why) = field.problem(value) {
@@ -180,23 +195,23 @@ pub fn validate(fields: &[ConfigField], config: &Value, prefix: &str) -> ApiResu
         out.insert(key.clone(), value.clone());
     }
     for field in fields.iter().filter(|f| !f.read_only()) {
-        let present = out
-            .get(field.name)
-            .is_some_and(|v| !v.is_null() && v.as_str() != Some(""));
-        if present {
-            continue;
-        }
-        if field.required && field.default.is_null() {
-            return Err(field_error(
-                format!("{prefix}.{}", field.name),
-                "is required".into(),
-            ));
-        }
-        if !field.default.is_null() {
+        if !is_set(out.get(field.name)) && !field.default.is_null() {
             out.insert(field.name.to_string(), field.default.clone());
         }
     }
     Ok(Value::Object(out))
+}
+
+/// The first required field a validated config leaves unset.
+pub fn missing_required<'a>(fields: &'a [ConfigField], config: &Value) -> Option<&'a ConfigField> {
+    fields
+        .iter()
+        .filter(|f| !f.read_only() && f.required && f.default.is_null())
+        .find(|f| !is_set(config.get(f.name)))
+}
+
+fn is_set(value: Option<&Value>) -> bool {
+    value.is_some_and(|v| !v.is_null() && v.as_str() != Some(""))
 }
 
 /// Masks the secret fields (every non-empty one becomes `***`).

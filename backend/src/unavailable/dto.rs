@@ -58,29 +58,6 @@ pub struct TaskList {
     pub id_index: u64,
 }
 
-/// `GET /marketplace/plugins` paging (LangBot's names).
-#[derive(Debug, Default, Deserialize, IntoParams, Validate)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct MarketplaceQuery {
-    #[validate(range(min = 1, max = 100_000))]
-    pub page: Option<u64>,
-    #[validate(range(min = 1, max = 1000))]
-    pub page_size: Option<u64>,
-    #[validate(length(max = 64))]
-    pub sort_by: Option<String>,
-    #[validate(length(max = 8))]
-    pub sort_order: Option<String>,
-}
-
-/// `{plugins: [], total: 0}`: there is no marketplace.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct MarketplacePluginList {
-    #[schema(value_type = Vec<Object>)]
-    pub plugins: Vec<Value>,
-    pub total: u64,
-}
-
 /// Box (LangBot's sandbox runtime): not available, and `hidden` so the UI shows no Box panel.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct BoxStatus {

@@ -5,6 +5,7 @@
 //! Each answer is a real, Workspace-scoped read: there is never anything to list.
 
 mod dto;
+pub mod marketplace;
 pub mod ops;
 
 pub use dto::*;

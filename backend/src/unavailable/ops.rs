@@ -4,11 +4,17 @@
 //! login too), and a 401 there sends it back to its login page.
 
 use crate::access::{Access, Permission, RequestCtx};
-use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, McpTool, NoBody, NoParams, OpMeta, Operation};
 use crate::error::ApiResult;
 use crate::state::AppState;
 
 use super::dto::*;
+
+// The marketplace reads live in their own file; the catalog lists them with the rest.
+pub use super::marketplace::{
+    GetMarketplaceRecommendationLists, ListMarketplacePlugins, SearchMarketplaceExtensions,
+    SearchMarketplacePlugins,
+};
 
 /// `GET /knowledge/bases`.
 pub struct ListKnowledgeBases;
@@ -17,7 +23,9 @@ impl Operation for ListKnowledgeBases {
     const META: OpMeta = OpMeta::get("list_knowledge_bases", "/knowledge/bases")
         .tag("knowledge")
         .summary("Knowledge bases: always none (not available here)")
-        .permission(Permission::ResourceView);
+        .permission(Permission::ResourceView)
+        // LangBot's MCP tool of the same name answers the array.
+        .mcp(McpTool::list("bases"));
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -70,7 +78,8 @@ impl Operation for ListSkills {
     const META: OpMeta = OpMeta::get("list_skills", "/skills")
         .tag("skills")
         .summary("Skills: always none (not available here)")
-        .permission(Permission::ResourceView);
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::list("skills"));
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
@@ -133,31 +142,6 @@ impl Operation for ListSystemTasks {
         Ok(TaskList {
             tasks: Vec::new(),
             id_index: 0,
-        })
-    }
-}
-
-/// `GET /marketplace/plugins`.
-pub struct ListMarketplacePlugins;
-
-impl Operation for ListMarketplacePlugins {
-    const META: OpMeta = OpMeta::get("list_marketplace_plugins", "/marketplace/plugins")
-        .tag("marketplace")
-        .summary("Marketplace plugins: always none (there is no marketplace)")
-        .access(Access::Public);
-    type Path = NoParams;
-    type Query = MarketplaceQuery;
-    type Body = NoBody;
-    type Output = MarketplacePluginList;
-
-    async fn run(
-        _: &AppState,
-        _: &RequestCtx,
-        _: Input<NoParams, MarketplaceQuery, NoBody>,
-    ) -> ApiResult<MarketplacePluginList> {
-        Ok(MarketplacePluginList {
-            plugins: Vec::new(),
-            total: 0,
         })
     }
 }

@@ -201,11 +201,11 @@ async fn unknown_tools_and_calls_without_a_name_are_json_rpc_errors() {
     let res = mcp
         .send(
             "tools/call",
-            json!({ "name": "list_skills", "arguments": {} }),
+            json!({ "name": "get_skill", "arguments": {} }),
         )
         .await;
     assert!(
-        res.body.get("error").is_some() || mcp.tool_names().await.contains("list_skills"),
+        res.body.get("error").is_some() || mcp.tool_names().await.contains("get_skill"),
         "{}",
         res.text
     );

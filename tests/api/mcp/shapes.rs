@@ -16,6 +16,8 @@ use crate::helpers::spawn_app;
 enum Shape {
     /// A JSON array of objects, each with these keys.
     Array(&'static [&'static str]),
+    /// An empty JSON array: a feature this server does not have, so there is never a row.
+    Empty,
     /// An object with (at least) these keys.
     Object(&'static [&'static str]),
     /// LangBot's `{"ok": true}` (other members, what the call changed, may follow).
@@ -35,6 +37,8 @@ fn langbot_shape(tool: &str) -> Option<Shape> {
         "get_llm_model" => Object(&["uuid", "name", "provider_uuid"]),
         "list_model_providers" => Array(&["uuid", "name", "requester", "api_keys"]),
         "list_mcp_servers" => Array(&["uuid", "name", "mode", "enable"]),
+        // Knowledge bases and skills are not available here (mcp_plugins.md A8).
+        "list_knowledge_bases" | "list_skills" => Empty,
         "create_bot" | "create_pipeline" | "get_starred_model" | "set_starred_model"
         | "get_default_model" => Object(&["uuid"]),
         "update_bot" | "delete_bot" | "update_pipeline" | "delete_pipeline" => OkTrue,
@@ -93,6 +97,10 @@ fn check(shape: &Shape, text: &Value) -> Result<(), String> {
             }
             items.iter().try_for_each(|item| has_keys(item, keys))
         }
+        Shape::Empty => match text.as_array() {
+            Some(items) if items.is_empty() => Ok(()),
+            _ => Err(format!("{text}, expected []")),
+        },
         Shape::Object(keys) => has_keys(text, keys),
         Shape::OkTrue => match text["ok"] == true {
             true => Ok(()),
@@ -121,6 +129,8 @@ fn calls(rig: &Rig, ids: &Ids) -> Vec<(&'static str, Value)> {
         ("list_embedding_models", json!({})),
         ("list_model_providers", json!({})),
         ("list_mcp_servers", json!({})),
+        ("list_knowledge_bases", json!({})),
+        ("list_skills", json!({})),
         ("get_starred_model", json!({})),
         ("set_starred_model", json!({ "model_uuid": model })),
         ("get_default_model", json!({})),

@@ -101,8 +101,11 @@ async fn bad_bot_creates_are_400_naming_the_field_and_create_nothing() {
             config_with(json!({ "inbound_secret": 5 })),
             "adapter_config.inbound_secret",
         ),
+        // Empty is unset: refused once the bot is to run (a disabled bot may be saved
+        // unfinished, as LangBot's bot form does).
         (
-            config_with(json!({ "inbound_secret": "" })),
+            create_with(json!({ "enable": true, "adapter_config": {
+                "inbound_secret": "", "callback_url": "http://127.0.0.1:9/cb" } })),
             "adapter_config.inbound_secret",
         ),
         (

@@ -77,6 +77,9 @@ fn the_oracle_keeps_the_spec_public_list_public() {
         ("get_adapter_icon", "none"),
         // LangBot's UI sends these to its cloud service, without credentials (§6 preamble).
         ("list_marketplace_plugins", "none"),
+        ("search_marketplace_plugins", "none"),
+        ("search_marketplace_extensions", "none"),
+        ("get_marketplace_recommendation_lists", "none"),
         ("list_langbot_releases", "none"),
         ("get_langbot_repo_info", "none"),
         ("get_init_status", "none"),

@@ -7,6 +7,7 @@ mod debug_ws;
 mod default;
 mod delete_default;
 mod extensions;
+mod processors;
 mod run;
 
 use reqwest::Method;

@@ -115,6 +115,7 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
             Some(json!({ "name": "intruder pipeline" })),
         ),
         ("get_pipeline", None),
+        ("get_processor", None),
         ("update_pipeline", Some(json!({ "name": "Hijacked" }))),
         ("delete_pipeline", None),
         ("copy_pipeline", None),
@@ -356,7 +357,8 @@ impl Targets {
             "model_uuid" if path.starts_with("/provider/models/rerank/") => {
                 self.rerank_model.clone()
             }
-            "pipeline_uuid" => self.pipeline.clone(),
+            // LangBot's processors here are the pipelines.
+            "pipeline_uuid" | "processor_uuid" => self.pipeline.clone(),
             "bot_uuid" => self.bot.clone(),
             "server_name" => self.mcp_server.clone(),
             "file_key" => self.config_file.clone(),

@@ -8,6 +8,8 @@ use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app, Cred, TestApp};
 
+mod marketplace;
+
 /// Each "not available" read (with the query LangBot's UI sends) and its whole answer, where
 /// `{ws}` stands for the caller's Workspace.
 fn expected() -> Vec<(&'static str, Value)> {
@@ -29,6 +31,10 @@ fn expected() -> Vec<(&'static str, Value)> {
         (
             "/api/v1/marketplace/plugins?page=1&page_size=20&sort_by=install_count&sort_order=DESC",
             json!({ "plugins": [], "total": 0 }),
+        ),
+        (
+            "/api/v1/marketplace/recommendation-lists",
+            json!({ "lists": [] }),
         ),
         ("/api/v1/box/status", box_unavailable()),
         ("/api/v1/box/runtime-status", box_unavailable()),
@@ -90,8 +96,9 @@ async fn mismatches(app: &TestApp, cred: &Cred, ws: &str, label: &str) -> Vec<St
 }
 
 /// Reads LangBot's UI sends to its cloud service, without credentials (before login too): public.
-const PUBLIC: [&str; 3] = [
+const PUBLIC: [&str; 4] = [
     "/api/v1/marketplace/plugins",
+    "/api/v1/marketplace/recommendation-lists",
     "/api/v1/dist/info/releases",
     "/api/v1/dist/info/repo",
 ];
@@ -101,13 +108,14 @@ fn is_public(path: &str) -> bool {
 }
 
 /// The operation ids of the reads above, in the same order.
-const IDS: [&str; 14] = [
+const IDS: [&str; 15] = [
     "list_knowledge_bases",
     "get_knowledge_migration_status",
     "list_skills",
     "list_assistant_conversations",
     "list_system_tasks",
     "list_marketplace_plugins",
+    "get_marketplace_recommendation_lists",
     "get_box_status",
     "get_box_runtime_status",
     "list_box_sessions",

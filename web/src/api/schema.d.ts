@@ -17,7 +17,11 @@ export interface paths {
          */
         get: operations["list_processors"];
         put?: never;
-        post?: never;
+        /**
+         * Create a processor: a pipeline (the only kind here)
+         * @description LangBot's processor form. `kind: pipeline` creates a pipeline from the template with the name, description and emoji given (`config` is ignored, as in LangBot); `agent` and `event_processor` are 400 (no agent runners or plugin processors here).
+         */
+        post: operations["create_processor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -37,6 +41,26 @@ export interface paths {
          *                  `platform_tools` are empty and `host_tools` is `null`.
          */
         get: operations["get_processor_metadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{processor_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A processor with its settings: a pipeline, as `kind: pipeline`
+         * @description LangBot's processor page reads it after creating a processor.
+         */
+        get: operations["get_processor"];
         put?: never;
         post?: never;
         delete?: never;
@@ -255,6 +279,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/marketplace/extensions/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Marketplace extension search (plugins, MCP servers, skills): always none */
+        post: operations["search_marketplace_extensions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/marketplace/plugins": {
         parameters: {
             query?: never;
@@ -264,6 +305,40 @@ export interface paths {
         };
         /** Marketplace plugins: always none (there is no marketplace) */
         get: operations["list_marketplace_plugins"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/plugins/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Marketplace plugin search: always none (there is no marketplace) */
+        post: operations["search_marketplace_plugins"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/marketplace/recommendation-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The marketplace's recommended-plugin lists: always none */
+        get: operations["get_marketplace_recommendation_lists"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2366,6 +2441,22 @@ export interface components {
             is_default?: boolean;
             name: string;
         };
+        /**
+         * @description LangBot's processor form. For a pipeline only the name, description and emoji count: as in
+         *     LangBot, it starts from the pipeline template and a supplied `config` is ignored.
+         */
+        CreateProcessor: {
+            /** @description Agent and plugin-processor fields: refused with their kinds. */
+            component_ref?: string | null;
+            /** @description Ignored for pipelines (LangBot does the same). */
+            config?: Record<string, never> | null;
+            description?: string | null;
+            emoji?: string | null;
+            kind: components["schemas"]["ProcessorKindName"];
+            name: string;
+            parameters?: Record<string, never> | null;
+            supported_event_patterns?: string[] | null;
+        };
         CreateProvider: {
             api_keys?: string[];
             base_url: string;
@@ -2386,6 +2477,11 @@ export interface components {
             link: string;
             /** @description The one-time `lbi_…` token; shown only here. */
             token: string;
+        };
+        /** @description `{uuid, kind}`. */
+        CreatedProcessor: {
+            kind: components["schemas"]["ProcessorKindName"];
+            uuid: string;
         };
         CreatedWorkspace: {
             uuid: string;
@@ -2608,6 +2704,11 @@ export interface components {
              */
             waiting: number;
         };
+        /**
+         * @description The kinds of extension LangBot's marketplace lists.
+         * @enum {string}
+         */
+        ExtensionType: "plugin" | "mcp" | "skill";
         /** @description Which tool sources a pipeline may use (plugins, MCP servers, skills). */
         ExtensionsPreferences: {
             /** @default true */
@@ -2957,6 +3058,12 @@ export interface components {
         };
         /** @enum {string} */
         LongTextStrategy: "forward" | "image" | "none";
+        /** @description `{extensions: [], total: 0}`: LangBot's UI reads `extensions` and `total`. */
+        MarketplaceExtensionList: {
+            extensions: Record<string, never>[];
+            /** Format: int64 */
+            total: number;
+        };
         /** @description LangBot's marketplace install request (not available on this host). */
         MarketplaceInstallBody: {
             plugin_author?: string | null;
@@ -2968,6 +3075,28 @@ export interface components {
             plugins: Record<string, never>[];
             /** Format: int64 */
             total: number;
+        };
+        /**
+         * @description The search LangBot's UI posts (`POST /marketplace/extensions/search` and the older
+         *     `/marketplace/plugins/search`), with its field names. Nothing is searched, but a malformed
+         *     search is still the caller's to hear about.
+         */
+        MarketplaceSearch: {
+            /** @description A component kind the extensions must have, e.g. `Runner`. */
+            component_filter?: string | null;
+            /** Format: int64 */
+            page?: number | null;
+            /** Format: int64 */
+            page_size?: number | null;
+            query?: string | null;
+            /** @description For runners: what they must be usable as, e.g. `agent`. */
+            runner_usage?: string | null;
+            /** @description e.g. `install_count`, `hot_score`. */
+            sort_by?: string | null;
+            /** @description `ASC` or `DESC`. */
+            sort_order?: string | null;
+            tags_filter?: string[];
+            type_filter?: null | components["schemas"]["ExtensionType"];
         };
         McpServer: {
             /** Format: date-time */
@@ -3531,12 +3660,26 @@ export interface components {
             uuid: string;
             workspace_uuid: string;
         };
+        /** @description A processor with its settings: a pipeline's config and extension bindings. */
+        ProcessorDetail: components["schemas"]["Processor"] & {
+            config: components["schemas"]["PipelineConfig"];
+            extensions_preferences: components["schemas"]["ExtensionsPreferences"];
+        };
+        /** @description `{agent: …}`. */
+        ProcessorEnvelope: {
+            agent: components["schemas"]["ProcessorDetail"];
+        };
         /** @description A processor kind and the events it takes. */
         ProcessorKind: {
             message_only: boolean;
             name: string;
             supported_event_patterns: string[];
         };
+        /**
+         * @description LangBot's processor kinds.
+         * @enum {string}
+         */
+        ProcessorKindName: "agent" | "pipeline" | "event_processor";
         ProcessorList: {
             agents: components["schemas"]["Processor"][];
         };
@@ -3607,6 +3750,10 @@ export interface components {
             levels: string[];
             source: string;
             supported: boolean;
+        };
+        /** @description `{lists: []}`: no curated lists of recommended plugins. */
+        RecommendationLists: {
+            lists: Record<string, never>[];
         };
         /**
          * @description Record kinds.
@@ -4405,6 +4552,98 @@ export interface operations {
             };
         };
     };
+    create_processor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateProcessor"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["CreatedProcessor"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_processor_metadata: {
         parameters: {
             query?: never;
@@ -4424,6 +4663,87 @@ export interface operations {
                         /** @enum {integer} */
                         code: 0;
                         data: components["schemas"]["ProcessorMetadata"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_processor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                processor_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["ProcessorEnvelope"];
                         msg: string;
                     };
                 };
@@ -5651,6 +5971,71 @@ export interface operations {
             };
         };
     };
+    search_marketplace_extensions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarketplaceSearch"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["MarketplaceExtensionList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_marketplace_plugins: {
         parameters: {
             query?: {
@@ -5675,6 +6060,123 @@ export interface operations {
                         /** @enum {integer} */
                         code: 0;
                         data: components["schemas"]["MarketplacePluginList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    search_marketplace_plugins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarketplaceSearch"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["MarketplacePluginList"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_marketplace_recommendation_lists: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["RecommendationLists"];
                         msg: string;
                     };
                 };

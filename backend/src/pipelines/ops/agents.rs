@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use crate::access::{Permission, RequestCtx};
 use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation};
 use crate::error::ApiResult;
-use crate::pipelines::dto::PipelineListQuery;
+use crate::pipelines::dto::{Pipeline, PipelineListQuery};
 use crate::pipelines::metadata::{self, SectionMeta};
 use crate::pipelines::service;
 use crate::providers::requesters::ModelKind;
@@ -77,6 +77,30 @@ fn message_only() -> Vec<String> {
     vec!["message.received".into()]
 }
 
+impl From<Pipeline> for Processor {
+    fn from(p: Pipeline) -> Self {
+        Processor {
+            uuid: p.uuid,
+            workspace_uuid: p.workspace_uuid,
+            name: p.name,
+            description: p.description,
+            emoji: p.emoji,
+            is_default: p.is_default,
+            for_version: p.for_version,
+            stages: p.stages,
+            kind: "pipeline".into(),
+            component_ref: "pipeline".into(),
+            supported_event_patterns: message_only(),
+            capability: Capability {
+                supported_event_patterns: message_only(),
+                message_only: true,
+            },
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+        }
+    }
+}
+
 /// `GET /agents`.
 pub struct ListProcessors;
 
@@ -106,28 +130,7 @@ impl Operation for ListProcessors {
         .await?;
         let agents = rows
             .into_iter()
-            .map(|row| {
-                let p = crate::pipelines::dto::Pipeline::from(row);
-                Processor {
-                    uuid: p.uuid,
-                    workspace_uuid: p.workspace_uuid,
-                    name: p.name,
-                    description: p.description,
-                    emoji: p.emoji,
-                    is_default: p.is_default,
-                    for_version: p.for_version,
-                    stages: p.stages,
-                    kind: "pipeline".into(),
-                    component_ref: "pipeline".into(),
-                    supported_event_patterns: message_only(),
-                    capability: Capability {
-                        supported_event_patterns: message_only(),
-                        message_only: true,
-                    },
-                    created_at: p.created_at,
-                    updated_at: p.updated_at,
-                }
-            })
+            .map(|row| Processor::from(Pipeline::from(row)))
             .collect();
         Ok(ProcessorList { agents })
     }

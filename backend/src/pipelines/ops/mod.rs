@@ -3,10 +3,12 @@
 mod agents;
 mod extensions;
 mod pipelines;
+mod processors;
 
 pub use agents::*;
 pub use extensions::*;
 pub use pipelines::*;
+pub use processors::*;
 
 use serde::Deserialize;
 use utoipa::IntoParams;

@@ -37,7 +37,7 @@ async fn adapter_config_is_validated_against_the_schema() {
         let res = create_bot(
             &app,
             &owner,
-            json!({ "name": "b", "adapter": "http_bot", "adapter_config": config }),
+            json!({ "name": "b", "adapter": "http_bot", "adapter_config": config, "enable": true }),
         )
         .await;
         res.assert_error(400, "invalid_request");
@@ -111,4 +111,69 @@ async fn secrets_are_masked_on_read_and_kept_on_update() {
     let fresh = create_bot(&app, &owner, json!({ "name": "c", "adapter": "http_bot", "adapter_config": { "inbound_secret": "***", "callback_url": "http://h/cb" } })).await;
     fresh.assert_error(400, "invalid_request");
     assert!(!fresh.text.contains("inbound-s3cret"));
+}
+
+/// LangBot's bot form creates the bot disabled, every setting `null`, to be set up on the
+/// bot's page: a disabled bot may leave required settings unset; enabling needs them.
+#[tokio::test]
+async fn a_disabled_bot_may_wait_for_its_required_settings() {
+    let app = spawn_app().await;
+    let owner = app.init_owner().await;
+    let empty = json!({ "webhook_url": null, "inbound_secret": null, "callback_url": null,
+                        "outbound_secret": null, "default_session_type": "person",
+                        "signature_required": true, "callback_timeout": 15,
+                        "callback_max_retries": 3 });
+    let res = create_bot(
+        &app,
+        &owner,
+        json!({ "name": "b", "adapter": "http_bot", "adapter_config": empty, "enable": false,
+                "event_bindings": [] }),
+    )
+    .await;
+    let uuid = res.data()["uuid"].as_str().unwrap().to_string();
+    let path = format!("/api/v1/platform/bots/{uuid}");
+    let bot = app.get_as(&owner, &path).await.data()["bot"].clone();
+    assert_eq!(bot["enable"], false);
+    // Unset settings are not stored; the defaults are.
+    assert_eq!(
+        bot["adapter_config"],
+        json!({ "default_session_type": "person", "signature_required": true,
+                "callback_timeout": 15, "callback_max_retries": 3 })
+    );
+    // Enabling it as it is: the first missing setting is named.
+    let res = app
+        .send_as(&owner, Method::PUT, &path, &json!({ "enable": true }))
+        .await;
+    res.assert_error(400, "invalid_request");
+    assert_eq!(
+        res.body["errors"][0]["field"], "adapter_config.inbound_secret",
+        "{}",
+        res.text
+    );
+    assert_eq!(
+        app.get_as(&owner, &path).await.data()["bot"]["enable"],
+        false
+    );
+    // With them, it is enabled.
+    let res = app
+        .send_as(
+            &owner,
+            Method::PUT,
+            &path,
+            &json!({ "enable": true, "adapter_config": config() }),
+        )
+        .await;
+    assert_eq!(res.status, 200, "{}", res.text);
+    assert_eq!(
+        app.get_as(&owner, &path).await.data()["bot"]["enable"],
+        true
+    );
+    // Creating it enabled without them is refused.
+    let res = create_bot(
+        &app,
+        &owner,
+        json!({ "name": "c", "adapter": "http_bot", "adapter_config": {}, "enable": true }),
+    )
+    .await;
+    res.assert_error(400, "invalid_request");
 }
