@@ -186,7 +186,6 @@ impl Application {
         } else {
             drop(began_tx);
         }
-        let handle = self.server.handle();
         let server = self.server;
         tokio::pin!(server);
         let overrun = async {
@@ -207,9 +206,11 @@ impl Application {
         let served = tokio::select! {
             served = &mut server => served,
             () = overrun => {
-                tracing::warn!("drain time over; closing the connections still open");
-                handle.stop(false).await;
-                server.await
+                // actix handles its commands one at a time, so a forced stop would wait for
+                // the graceful one: the server is dropped instead, and the connections still
+                // open end with the process.
+                tracing::warn!("drain time over; abandoning the connections still open");
+                Ok(())
             }
         };
         let began = (*began_rx.borrow()).unwrap_or_else(Instant::now);
