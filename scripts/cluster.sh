@@ -69,7 +69,8 @@ start_replica() { # index port
   LANGBOT_LOG_FORMAT=json \
     "$BIN" serve >"$dir/langbot.log" 2>&1 &
     # The subshell waits for the binary so tests can read a drained replica's exit status.
-    echo $! >"$dir/pid"; wait $!; echo $? >"$dir/exit-code"
+    # ... and when it exited (exited-at, before exit-code), however busy the test is then.
+    echo $! >"$dir/pid"; wait $!; code=$?; date +%s.%N >"$dir/exited-at"; echo "$code" >"$dir/exit-code"
   ) &
   for _ in $(seq 50); do [ -s "$dir/pid" ] && break; sleep 0.02; done
   PIDS+=("$(cat "$dir/pid")")
