@@ -19,6 +19,7 @@ pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod db;
+pub mod db_health;
 pub mod entities;
 pub mod error;
 pub mod forms;

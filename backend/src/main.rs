@@ -3,10 +3,26 @@
 use clap::Parser;
 use langbot::cli::{Cli, Command};
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     tune_allocator();
-    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("langbot: cannot start the async runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(run(Cli::parse()));
+    // The stop is over (bounded by the drain time): blocking work still running (a DNS
+    // lookup, a file read) must not hold the exit, as dropping the runtime would.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    code
+}
+
+async fn run(cli: Cli) -> std::process::ExitCode {
     let result = match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => langbot::cli::serve().await,
         Command::Migrate => langbot::cli::migrate().await,

@@ -5,7 +5,7 @@
 //! Unmatched paths go to the web UI, which keeps the JSON 404 for server paths.
 
 use std::net::TcpListener;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix_web::dev::{Server, ServerHandle};
@@ -106,6 +106,7 @@ impl Workers {
                 state.clone(),
                 stop.clone(),
             )),
+            tokio::spawn(crate::db_health::watch(state.clone(), stop.clone())),
         ];
         Self { stop, handles }
     }
@@ -140,6 +141,7 @@ impl Application {
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(data.clone())
+                .wrap(from_fn(http::db_gate_middleware))
                 .wrap(Compress::default())
                 .wrap(from_fn(http::request_id_middleware))
                 .configure(configure)
@@ -170,18 +172,57 @@ impl Application {
     }
 
     /// Serves until stopped (by a signal, or through `handle()`), then drains: in-flight
-    /// requests and tracked turns finish within the drain time, then the workers stop.
+    /// requests and tracked turns finish within the drain time less [`stop_reserve`], then the
+    /// workers, MCP sessions and plugin runtimes stop in what is left. After a signal the
+    /// whole stop, signal to return, is bounded by the drain time: connections still open
+    /// when their share is over are closed, turns still running are abandoned (their
+    /// executions are the other replicas' reaper's).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let drain = self.state.settings.api.drain_timeout;
-        let stop_began = Arc::new(OnceLock::new());
+        let reserve = stop_reserve(drain);
+        let (began_tx, mut began_rx) = tokio::sync::watch::channel(None::<Instant>);
         if self.handle_signals {
-            tokio::spawn(stop_on_signals(self.server.handle(), stop_began.clone()));
+            tokio::spawn(stop_on_signals(self.server.handle(), began_tx));
+        } else {
+            drop(began_tx);
         }
-        let served = self.server.await;
-        // Turns ran on while connections drained; they get what is left of the drain time.
-        let began = stop_began.get().copied().unwrap_or_else(Instant::now);
+        let server = self.server;
+        tokio::pin!(server);
+        let overrun = async {
+            // The Ref (a lock guard) is gone before the sleep.
+            let began = began_rx
+                .wait_for(Option::is_some)
+                .await
+                .ok()
+                .and_then(|r| *r);
+            match began {
+                Some(began) => {
+                    tokio::time::sleep_until((began + drain.saturating_sub(reserve)).into()).await
+                }
+                // Stopped through `handle()` only: actix's shutdown timeout bounds it.
+                None => std::future::pending().await,
+            }
+        };
+        let served = tokio::select! {
+            served = &mut server => served,
+            () = overrun => {
+                // actix handles its commands one at a time, so a forced stop would wait for
+                // the graceful one: the server is dropped instead, and the connections still
+                // open end with the process.
+                tracing::warn!("drain time over; abandoning the connections still open");
+                Ok(())
+            }
+        };
+        let began = (*began_rx.borrow()).unwrap_or_else(Instant::now);
+        tracing::info!(
+            elapsed_ms = began.elapsed().as_millis() as u64,
+            "connections drained"
+        );
+        // Turns ran on while connections drained; they get what is left of their share.
         self.state.tasks.close();
-        let left = drain.saturating_sub(began.elapsed());
+        let left = drain
+            .saturating_sub(reserve)
+            .saturating_sub(began.elapsed());
         if tokio::time::timeout(left, self.state.tasks.wait())
             .await
             .is_err()
@@ -191,23 +232,47 @@ impl Application {
                 "drain time over; abandoning unfinished turns"
             );
         }
-        self.workers.stop().await;
-        // MCP sessions end with a goodbye (stdio children stop, HTTP sessions are deleted).
-        self.state
-            .parts
-            .get::<crate::mcp_client::McpHub>()
-            .close_all()
-            .await;
-        // Plugin runtimes stop in order (SIGTERM, then their process groups are killed).
-        crate::plugins::hub(&self.state).stop_all().await;
+        tracing::info!(
+            elapsed_ms = began.elapsed().as_millis() as u64,
+            "turns drained"
+        );
+        let state = self.state;
+        let workers = self.workers;
+        let rest = async {
+            workers.stop().await;
+            // MCP sessions end with a goodbye (stdio children stop, HTTP sessions are deleted).
+            state
+                .parts
+                .get::<crate::mcp_client::McpHub>()
+                .close_all()
+                .await;
+            // Plugin runtimes stop in order (SIGTERM, then their process groups are killed).
+            crate::plugins::hub(&state).stop_all().await;
+        };
+        let left = drain
+            .saturating_sub(began.elapsed())
+            .max(Duration::from_millis(100));
+        if tokio::time::timeout(left, rest).await.is_err() {
+            tracing::warn!("drain time over; abandoning the background workers' stop");
+        }
+        tracing::info!(elapsed_ms = began.elapsed().as_millis() as u64, "stopped");
         served
     }
 }
 
+/// The part of the drain time kept for what stops after requests and turns (the workers,
+/// MCP sessions, plugin runtimes) and the process's exit: a quarter of it, at most a second.
+pub fn stop_reserve(drain: Duration) -> Duration {
+    (drain / 4).min(Duration::from_secs(1))
+}
+
 /// The first SIGTERM or SIGINT stops the server gracefully; a second exits at once.
-async fn stop_on_signals(server: ServerHandle, stop_began: Arc<OnceLock<Instant>>) {
+async fn stop_on_signals(
+    server: ServerHandle,
+    stop_began: tokio::sync::watch::Sender<Option<Instant>>,
+) {
     wait_for_signal().await;
-    let _ = stop_began.set(Instant::now());
+    stop_began.send_replace(Some(Instant::now()));
     tracing::info!("stopping: no new connections; draining in-flight requests and turns");
     let stopping = tokio::spawn(async move { server.stop(true).await });
     wait_for_signal().await;

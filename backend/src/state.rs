@@ -47,6 +47,7 @@ pub struct AppState {
 pub struct Background {
     tracker: TaskTracker,
     runtime: tokio::runtime::Handle,
+    crashed: tokio_util::sync::CancellationToken,
 }
 
 impl Background {
@@ -55,6 +56,7 @@ impl Background {
         Ok(Self {
             tracker: TaskTracker::new(),
             runtime: tokio::runtime::Handle::try_current()?,
+            crashed: tokio_util::sync::CancellationToken::new(),
         })
     }
 
@@ -62,7 +64,19 @@ impl Background {
     where
         F: std::future::Future<Output = ()> + Send + 'static,
     {
-        self.runtime.spawn(self.tracker.track_future(work));
+        let crashed = self.crashed.clone();
+        self.runtime.spawn(self.tracker.track_future(async move {
+            tokio::select! {
+                _ = crashed.cancelled() => {}
+                _ = work => {}
+            }
+        }));
+    }
+
+    /// Drops every tracked task where it stands, as a process killed with SIGKILL does: no
+    /// record is finished, no lease released (for tests of what the other replicas do then).
+    pub fn crash(&self) {
+        self.crashed.cancel();
     }
 
     /// The main runtime, for long-lived connections that stop on their own (MCP sessions):

@@ -263,3 +263,43 @@ async fn a_second_signal_exits_at_once() {
     let code = server.exit_within(Duration::from_secs(2)).await;
     assert_eq!(code, Some(130));
 }
+
+#[tokio::test]
+async fn work_outliving_the_drain_time_does_not_hold_the_exit_past_it() {
+    // The model hangs far longer than the drain time: an accepted turn and an open `/sync`
+    // request are still waiting on it when the drain time is over.
+    let (upstream, _callbacks) = upstream(Duration::from_secs(30)).await;
+    let mut server = Server::start("3s");
+    let http = reqwest::Client::new();
+    let bot = bot(&http, &server.base, upstream).await;
+    let message = json!({ "session_id": "s1", "message": [{ "type": "Plain", "text": "hello" }] });
+    let accepted = http
+        .post(format!("{}/bots/{bot}", server.base))
+        .json(&message)
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(accepted.status().as_u16(), 202);
+    let sync = http
+        .post(format!("{}/bots/{bot}/sync", server.base))
+        .json(&json!({ "session_id": "s2", "message": [{ "type": "Plain", "text": "hi" }] }))
+        .send();
+    let open = tokio::spawn(sync);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let signalled = Instant::now();
+    server.signal("TERM");
+    let code = server.exit_within(Duration::from_secs(6)).await;
+    let took = signalled.elapsed();
+    assert_eq!(code, Some(0), "after {took:?}");
+    // The whole stop, signal to exit, within the drain time: no slack.
+    assert!(
+        took <= Duration::from_secs(3),
+        "exited {took:?} after SIGTERM with a 3 s drain time"
+    );
+    // The open request was cut, not answered.
+    let cut = open.await.expect("join");
+    assert!(
+        cut.is_err() || cut.is_ok_and(|r| !r.status().is_success()),
+        "the /sync outliving the drain was answered"
+    );
+}

@@ -172,7 +172,19 @@ impl ResponseError for ApiError {
         if let Some(secs) = self.retry_after_secs {
             response.insert_header((header::RETRY_AFTER, secs.to_string()));
         }
-        response.json(self.body())
+        let mut response = response.json(self.body());
+        if self
+            .source
+            .as_ref()
+            .and_then(|cause| cause.downcast_ref::<sea_orm::DbErr>())
+            .is_some_and(is_connection_error)
+        {
+            // The database went away: `db_gate` has it probed.
+            response
+                .extensions_mut()
+                .insert(crate::db_health::DbUnreachable);
+        }
+        response
     }
 }
 

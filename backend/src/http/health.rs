@@ -17,12 +17,18 @@ pub async fn healthz() -> HttpResponse {
 }
 
 pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
-    let database = tokio::time::timeout(CHECK_TIMEOUT, state.db.ping()).await;
+    let health = state.parts.get::<crate::db_health::DbHealth>();
+    // Known down: no need to wait for the pool to say so.
+    let db_ok = !health.is_down()
+        && matches!(
+            tokio::time::timeout(CHECK_TIMEOUT, state.db.ping()).await,
+            Ok(Ok(()))
+        );
     let store = tokio::time::timeout(CHECK_TIMEOUT, state.store.ping()).await;
     let verdict = |ok: bool| if ok { "ok" } else { "unavailable" };
-    let db_ok = matches!(database, Ok(Ok(())));
     let store_ok = matches!(store, Ok(Ok(())));
     if !db_ok {
+        health.suspect();
         tracing::warn!(check = "database", "readiness check failed");
     }
     if !store_ok {

@@ -1,6 +1,7 @@
 //! HTTP plumbing shared by all endpoints: request ids, fallbacks, health, client address.
 
 mod body;
+mod db_gate;
 pub mod health;
 mod request_id;
 pub mod web_ui;
@@ -13,6 +14,7 @@ use ipnet::IpNet;
 use crate::error::{ApiError, ErrorCode};
 
 pub use body::read_body;
+pub use db_gate::middleware as db_gate_middleware;
 pub use request_id::{middleware as request_id_middleware, RequestId};
 
 /// JSON 404 for any unknown path.

@@ -125,6 +125,7 @@ async fn chat(
         message_id: format!("in_{}", Uuid::new_v4().simple()),
         event_id: None,
         mode: ExecutionMode::Debug,
+        queued: None,
         deltas: Some(tx),
     };
     let turn = turn::run(state, input);

@@ -174,6 +174,7 @@ pub async fn run_with(
             message_id: msg.message_id,
             event_id: Some(event_id),
             mode: ExecutionMode::Real,
+            queued: msg.queued,
             deltas,
         },
     )

@@ -14,10 +14,12 @@ use super::conversation::{self, ConversationKey};
 use super::dispatch::{self, Routed};
 use super::message::Inbound;
 use super::message::{plain_text, session_id, Segment, SessionType};
+use super::recorder;
 use super::signing;
 use crate::access::WorkspaceCtx;
 use crate::bots::adapters::HTTP_BOT;
 use crate::entities::bot;
+use crate::entities::execution::ExecutionMode;
 use crate::state::AppState;
 
 const SYNC_WAIT: Duration = Duration::from_secs(120);
@@ -115,7 +117,10 @@ async fn find(state: &AppState, raw_uuid: &str) -> Result<bot::Model, Refused> {
     let uuid = Uuid::parse_str(raw_uuid).map_err(|_| not_found())?;
     crate::bots::service::find_for_ingress(&state.db, &uuid)
         .await
-        .map_err(|_| {
+        .map_err(|e| {
+            if e.code == crate::error::ErrorCode::Unavailable {
+                state.parts.get::<crate::db_health::DbHealth>().suspect();
+            }
             refuse(
                 StatusCode::SERVICE_UNAVAILABLE,
                 50301,
@@ -278,6 +283,7 @@ pub async fn inbound(
         Ok(m) => m,
         Err(refused) => return refused.into(),
     };
+    let mut idempotency_key = None;
     if let Some(key) = req
         .headers()
         .get("x-lb-idempotency-key")
@@ -289,7 +295,7 @@ pub async fn inbound(
             .set_if_absent(&key, b"1", IDEMPOTENCY_WINDOW)
             .await
         {
-            Ok(true) => {}
+            Ok(true) => idempotency_key = Some(key),
             Ok(false) => {
                 return refuse(StatusCode::CONFLICT, 40901, "duplicate idempotency key").into()
             }
@@ -303,11 +309,54 @@ pub async fn inbound(
             }
         }
     }
-    let aggregate = super::adapters::aggregation(&state, &v.ws, &v.bot, &msg).await;
+    // The message is durable before it is acknowledged: when a pipeline takes it, its
+    // execution is on record (`queued`) before the 202, so a replica that dies after
+    // answering leaves an execution the others' reaper fails, never a message without one.
+    let target = match super::adapters::routed_pipeline(&state, &v.ws, &v.bot, &msg).await {
+        Ok(target) => target,
+        Err(_) => return unavailable(&state, idempotency_key.as_deref()).await,
+    };
+    let aggregate = target.as_ref().and_then(super::adapters::aggregation_of);
+    let mut msg = msg;
+    let queued = match target {
+        Some(pipeline) => {
+            let scope = recorder::Scope {
+                workspace: v.ws.uuid.to_string(),
+                execution_id: Uuid::new_v4().to_string(),
+                bot_id: v.bot.uuid.clone(),
+                bot_name: v.bot.name.clone(),
+                pipeline_id: pipeline.uuid.clone(),
+                pipeline_name: pipeline.name.clone(),
+                session_id: session_id(msg.kind, &msg.chat_id),
+                mode: ExecutionMode::Real,
+                lease: state.settings.monitoring.execution_lease,
+                incomplete: Default::default(),
+            };
+            let preview = crate::monitoring::service::preview_of(&json!(msg.segments), 160);
+            if let Err(e) = recorder::queue_execution(
+                &state.db,
+                &scope,
+                &msg.message_id,
+                Some(preview),
+                &state.replica,
+            )
+            .await
+            {
+                tracing::warn!(error = %e, "could not record an accepted message's execution");
+                return unavailable(&state, idempotency_key.as_deref()).await;
+            }
+            msg.queued = Some(scope.execution_id.clone());
+            Some(scope)
+        }
+        None => None,
+    };
     let data = json!({ "session_id": msg.chat_id, "accepted_message_id": msg.message_id, "aggregating": aggregate.is_some() });
     let state = state.into_inner();
     // Tracked, so a graceful shutdown lets the accepted message's turn finish.
     state.tasks.clone().spawn(async move {
+        // The queued execution's lease is renewed while the message waits (aggregation,
+        // routing); the turn renews its own from then on.
+        let _renewal = queued.map(|scope| recorder::Renewal::start(state.db.clone(), scope));
         let outbox = Callbacks {
             config: v.config.clone(),
             session: msg.chat_id.clone(),
@@ -316,6 +365,22 @@ pub async fn inbound(
         super::adapters::process(&state, &v.ws, &v.bot, msg, &outbox, aggregate).await;
     });
     HttpResponse::Accepted().json(json!({ "code": 0, "msg": "accepted", "data": data }))
+}
+
+/// The 503 of a message that could not be made durable; its idempotency key is forgotten, so
+/// the sender's retry with the same key is accepted.
+async fn unavailable(state: &AppState, idempotency_key: Option<&str>) -> HttpResponse {
+    if let Some(key) = idempotency_key {
+        if let Err(e) = state.store.delete(key).await {
+            tracing::warn!(error = %e, "could not forget the idempotency key of a refused message");
+        }
+    }
+    refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        50301,
+        "storage unavailable",
+    )
+    .into()
 }
 
 /// Replies to one message, POSTed to the callback URL.

@@ -133,6 +133,8 @@ pub struct Inbound {
     pub account_id: Option<String>,
     /// Addressed to the bot without an `At` (a reply to the bot's message, an app mention).
     pub addressed: bool,
+    /// Its execution, recorded `queued` when it was accepted (an http_bot message).
+    pub queued: Option<String>,
 }
 
 impl Inbound {
@@ -154,6 +156,7 @@ impl Inbound {
             adapter,
             account_id: None,
             addressed: false,
+            queued: None,
         }
     }
 }

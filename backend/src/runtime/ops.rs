@@ -299,6 +299,7 @@ impl Operation for RunPipeline {
                 message_id: message_id.clone(),
                 event_id: None,
                 mode: ExecutionMode::Debug,
+                queued: None,
                 deltas: None,
             },
         );

@@ -93,6 +93,47 @@ fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
+/// The row of a new execution of `s`.
+#[expect(clippy::too_many_arguments, reason = "the columns of a new execution")]
+fn execution_row(
+    s: &Scope,
+    status: ExecutionStatus,
+    progress: &str,
+    source: &str,
+    event_id: Option<&str>,
+    message_id: Option<&str>,
+    input_preview: Option<String>,
+    owner: &str,
+) -> execution::ActiveModel {
+    execution::ActiveModel {
+        id: Set(s.execution_id.clone()),
+        workspace_uuid: Set(s.workspace.clone()),
+        source: Set(source.into()),
+        mode: Set(s.mode),
+        status: Set(status),
+        bot_id: Set(s.bot_id.clone()),
+        bot_name: Set(s.bot_name.clone()),
+        pipeline_id: Set(s.pipeline_id.clone()),
+        pipeline_name: Set(s.pipeline_name.clone()),
+        session_id: Set(s.session_id.clone()),
+        event_id: Set(event_id.map(str::to_string)),
+        message_id: Set(message_id.map(str::to_string)),
+        progress_event: Set(Some(progress.into())),
+        error: Set(None),
+        owner: Set(Some(owner.into())),
+        lease_expires_at: Set(Some(s.lease_end())),
+        started_at: Set(crate::db::now()),
+        finished_at: Set(None),
+        duration_ms: Set(None),
+        // Kept by the database (triggers) as its LLM calls are recorded.
+        llm_calls: Set(0),
+        input_tokens: Set(0),
+        output_tokens: Set(0),
+        total_tokens: Set(0),
+        input_preview: Set(input_preview),
+    }
+}
+
 /// Records the execution as running; `false` when it could not be recorded (then the turn
 /// must not run: its records would belong to no execution).
 pub async fn start_execution(
@@ -104,34 +145,16 @@ pub async fn start_execution(
     input_preview: Option<String>,
     owner: &str,
 ) -> bool {
-    let now = crate::db::now();
-    let row = execution::ActiveModel {
-        id: Set(s.execution_id.clone()),
-        workspace_uuid: Set(s.workspace.clone()),
-        source: Set(source.into()),
-        mode: Set(s.mode),
-        status: Set(ExecutionStatus::Running),
-        bot_id: Set(s.bot_id.clone()),
-        bot_name: Set(s.bot_name.clone()),
-        pipeline_id: Set(s.pipeline_id.clone()),
-        pipeline_name: Set(s.pipeline_name.clone()),
-        session_id: Set(s.session_id.clone()),
-        event_id: Set(event_id.map(str::to_string)),
-        message_id: Set(message_id.map(str::to_string)),
-        progress_event: Set(Some("started".into())),
-        error: Set(None),
-        owner: Set(Some(owner.into())),
-        lease_expires_at: Set(Some(s.lease_end())),
-        started_at: Set(now),
-        finished_at: Set(None),
-        duration_ms: Set(None),
-        // Kept by the database (triggers) as its LLM calls are recorded.
-        llm_calls: Set(0),
-        input_tokens: Set(0),
-        output_tokens: Set(0),
-        total_tokens: Set(0),
-        input_preview: Set(input_preview),
-    };
+    let row = execution_row(
+        s,
+        ExecutionStatus::Running,
+        "started",
+        source,
+        event_id,
+        message_id,
+        input_preview,
+        owner,
+    );
     let result = (|| async { row.clone().insert(db).await })
         .retry(while_unreachable())
         .when(unreachable)
@@ -139,6 +162,140 @@ pub async fn start_execution(
     let recorded = result.is_ok();
     logged("execution", result);
     recorded
+}
+
+/// Records an accepted message's execution as `queued`, once, before the message is
+/// acknowledged: if this replica dies before the turn runs, the reaper fails it when its
+/// lease lapses, so an acknowledged message is never without an execution. Not retried: the
+/// caller is answering a request and refuses it (503) instead.
+pub async fn queue_execution(
+    db: &DatabaseConnection,
+    s: &Scope,
+    message_id: &str,
+    input_preview: Option<String>,
+    owner: &str,
+) -> Result<(), DbErr> {
+    execution_row(
+        s,
+        ExecutionStatus::Queued,
+        "accepted",
+        "pipeline",
+        None,
+        Some(message_id),
+        input_preview,
+        owner,
+    )
+    .insert(db)
+    .await
+    .map(|_| ())
+}
+
+/// Starts a queued execution (see [`queue_execution`]): `running`, on the pipeline routing
+/// chose now. `false` when it could not be written, or when it is no longer queued (reaped:
+/// its lease lapsed while the database was unreachable), and then the turn must not run.
+pub async fn start_queued(
+    db: &DatabaseConnection,
+    s: &Scope,
+    event_id: Option<&str>,
+    input_preview: Option<String>,
+    owner: &str,
+) -> bool {
+    let update = || async {
+        execution::Entity::update_many()
+            .col_expr(
+                execution::Column::Status,
+                Expr::value(ExecutionStatus::Running.as_str()),
+            )
+            .col_expr(execution::Column::ProgressEvent, Expr::value("started"))
+            .col_expr(
+                execution::Column::PipelineId,
+                Expr::value(s.pipeline_id.clone()),
+            )
+            .col_expr(
+                execution::Column::PipelineName,
+                Expr::value(s.pipeline_name.clone()),
+            )
+            .col_expr(
+                execution::Column::EventId,
+                Expr::value(event_id.map(str::to_string)),
+            )
+            .col_expr(execution::Column::Owner, Expr::value(owner))
+            .col_expr(
+                execution::Column::InputPreview,
+                Expr::value(input_preview.clone()),
+            )
+            .col_expr(
+                execution::Column::LeaseExpiresAt,
+                Expr::value(s.lease_end()),
+            )
+            .col_expr(execution::Column::StartedAt, Expr::value(crate::db::now()))
+            .filter(execution::Column::Id.eq(s.execution_id.clone()))
+            .filter(execution::Column::Status.eq(ExecutionStatus::Queued))
+            .exec(db)
+            .await
+    };
+    match update.retry(while_unreachable()).when(unreachable).await {
+        Ok(done) if done.rows_affected == 1 => true,
+        Ok(_) => {
+            tracing::warn!(execution = %s.execution_id, "a queued execution was reaped before its turn started");
+            false
+        }
+        Err(e) => {
+            logged::<(), _>("execution start", Err(e));
+            false
+        }
+    }
+}
+
+/// Ends a still-queued execution whose message runs no turn of its own (merged into another
+/// message's turn, or no longer routed to a pipeline): `status` with `reason`.
+pub async fn close_queued(
+    db: &DatabaseConnection,
+    execution_id: &str,
+    status: ExecutionStatus,
+    reason: &str,
+) {
+    let close = || async {
+        execution::Entity::update_many()
+            .col_expr(execution::Column::Status, Expr::value(status.as_str()))
+            .col_expr(execution::Column::Error, Expr::value(reason))
+            .col_expr(execution::Column::ProgressEvent, Expr::value("finished"))
+            .col_expr(execution::Column::FinishedAt, Expr::value(crate::db::now()))
+            .col_expr(execution::Column::DurationMs, Expr::value(0i64))
+            .col_expr(
+                execution::Column::LeaseExpiresAt,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
+            .filter(execution::Column::Id.eq(execution_id))
+            .filter(execution::Column::Status.eq(ExecutionStatus::Queued))
+            .exec(db)
+            .await
+    };
+    let result = close.retry(while_unreachable()).when(unreachable).await;
+    logged("queued execution end", result);
+}
+
+/// Renews the execution's lease three times per lease period until dropped, so only an
+/// execution whose replica died (or lost the database for a whole lease) is reaped. Dropping
+/// it stops the renewals, also when the task holding it is cancelled.
+pub struct Renewal(tokio::task::JoinHandle<()>);
+
+impl Renewal {
+    pub fn start(db: DatabaseConnection, s: Scope) -> Self {
+        Self(tokio::spawn(async move {
+            let every = (s.lease / 3).max(Duration::from_secs(1));
+            loop {
+                tokio::time::sleep(every).await;
+                renew_lease(&db, &s).await;
+            }
+        }))
+    }
+}
+
+impl Drop for Renewal {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 pub async fn progress(db: &DatabaseConnection, s: &Scope, stage: &str) {

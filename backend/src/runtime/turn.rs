@@ -1,7 +1,5 @@
 //! One turn: a message through the pipeline's stages to its replies, recorded as an execution.
 
-use std::time::Duration;
-
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -33,6 +31,8 @@ pub struct TurnInput {
     pub message_id: String,
     pub event_id: Option<String>,
     pub mode: ExecutionMode,
+    /// The execution recorded `queued` when the message was accepted; `None`: a new one.
+    pub queued: Option<String>,
     /// Receives reply text as the model streams it.
     pub deltas: Option<UnboundedSender<String>>,
 }
@@ -55,7 +55,10 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
     let session = session_id(input.kind, &input.chat_id);
     let scope = Scope {
         workspace: input.ws.uuid.to_string(),
-        execution_id: uuid::Uuid::new_v4().to_string(),
+        execution_id: input
+            .queued
+            .clone()
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
         bot_id: input.bot_id.clone(),
         bot_name: input.bot_name.clone(),
         pipeline_id: input.pipeline.uuid.clone(),
@@ -67,19 +70,31 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
     };
     let started = crate::db::now();
     let db = &state.db;
-    let recorded = recorder::start_execution(
-        db,
-        &scope,
-        "pipeline",
-        input.event_id.as_deref(),
-        Some(&input.message_id),
-        Some(crate::monitoring::service::preview_of(
-            &json!(input.segments),
-            160,
-        )),
-        &state.replica,
-    )
-    .await;
+    let preview = crate::monitoring::service::preview_of(&json!(input.segments), 160);
+    let recorded = match &input.queued {
+        Some(_) => {
+            recorder::start_queued(
+                db,
+                &scope,
+                input.event_id.as_deref(),
+                Some(preview),
+                &state.replica,
+            )
+            .await
+        }
+        None => {
+            recorder::start_execution(
+                db,
+                &scope,
+                "pipeline",
+                input.event_id.as_deref(),
+                Some(&input.message_id),
+                Some(preview),
+                &state.replica,
+            )
+            .await
+        }
+    };
     if !recorded {
         // No execution on record to attach the turn's records to: it does not run.
         let error = "the database is unavailable; the message was not processed".to_string();
@@ -117,7 +132,7 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
         error: None,
         session_id: session.clone(),
     };
-    let heartbeat = renew_while_running(state.db.clone(), scope.clone());
+    let heartbeat = recorder::Renewal::start(state.db.clone(), scope.clone());
     let (status, replies, error) = stages_of(state, &input, &config, &scope, &session).await;
     output.status = status;
     output.error = error.clone();
@@ -142,7 +157,7 @@ pub async fn run(state: &AppState, input: TurnInput) -> TurnOutput {
             parent_message_id: Some(&input.message_id),
         })
         .collect();
-    heartbeat.abort();
+    drop(heartbeat);
     recorder::finish_execution(db, &scope, status, error.as_deref(), started, &records).await;
     output.replies = replies;
     recorder::notify(state.store.as_ref(), &scope.workspace).await;
@@ -283,21 +298,6 @@ async fn stages_of(
         ),
         Err(e) => fail(state, scope, config, input, &e).await,
     }
-}
-
-/// Renews the execution's lease three times per lease period while the turn runs, so only an
-/// execution whose replica died (or lost the database for a whole lease) is reaped.
-fn renew_while_running(
-    db: sea_orm::DatabaseConnection,
-    scope: Scope,
-) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let every = (scope.lease / 3).max(Duration::from_secs(1));
-        loop {
-            tokio::time::sleep(every).await;
-            recorder::renew_lease(&db, &scope).await;
-        }
-    })
 }
 
 /// Extends the turn lock while the turn runs.

@@ -9,8 +9,10 @@ use tokio::sync::watch;
 
 pub struct ChaosProxy {
     pub port: u16,
+    target: String,
     up: Arc<AtomicBool>,
     generation: watch::Sender<u64>,
+    accepting: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl ChaosProxy {
@@ -18,17 +20,32 @@ impl ChaosProxy {
     pub async fn start(target: String) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
         let port = listener.local_addr().expect("proxy addr").port();
-        let up = Arc::new(AtomicBool::new(true));
         let (generation, _) = watch::channel(0u64);
-        let (up2, gen2) = (up.clone(), generation.clone());
-        tokio::spawn(async move {
+        let proxy = Self {
+            port,
+            target,
+            up: Arc::new(AtomicBool::new(true)),
+            generation,
+            accepting: std::sync::Mutex::new(None),
+        };
+        proxy.accept_on(listener);
+        proxy
+    }
+
+    fn accept_on(&self, listener: TcpListener) {
+        let (up, generation, target) = (
+            self.up.clone(),
+            self.generation.clone(),
+            self.target.clone(),
+        );
+        let task = tokio::spawn(async move {
             while let Ok((mut inbound, _)) = listener.accept().await {
-                if !up2.load(Ordering::SeqCst) {
+                if !up.load(Ordering::SeqCst) {
                     drop(inbound);
                     continue;
                 }
                 let target = target.clone();
-                let mut cut = gen2.subscribe();
+                let mut cut = generation.subscribe();
                 tokio::spawn(async move {
                     let Ok(mut outbound) = TcpStream::connect(&target).await else {
                         return;
@@ -40,10 +57,9 @@ impl ChaosProxy {
                 });
             }
         });
-        Self {
-            port,
-            up,
-            generation,
+        let old = self.accepting.lock().unwrap().replace(task);
+        if let Some(old) = old {
+            old.abort();
         }
     }
 
@@ -55,6 +71,36 @@ impl ChaosProxy {
 
     pub fn mend(&self) {
         self.up.store(true, Ordering::SeqCst);
+    }
+
+    /// Cuts every open connection and closes the port, so connecting is refused, as with a
+    /// stopped server (a client may retry a refused connection; a broken link fails at once).
+    pub async fn stop_listening(&self) {
+        self.generation.send_modify(|g| *g += 1);
+        let task = self.accepting.lock().unwrap().take();
+        if let Some(task) = task {
+            task.abort();
+            let _ = task.await;
+        }
+    }
+
+    /// Listens on the same port again (after [`Self::stop_listening`]).
+    pub fn listen_again(&self) {
+        let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+        socket.set_reuseaddr(true).expect("SO_REUSEADDR");
+        socket
+            .bind(([127, 0, 0, 1], self.port).into())
+            .expect("the proxy's port again");
+        self.accept_on(socket.listen(128).expect("listen"));
+    }
+}
+
+impl Drop for ChaosProxy {
+    fn drop(&mut self) {
+        let task = self.accepting.lock().unwrap().take();
+        if let Some(task) = task {
+            task.abort();
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! (status and the envelope's integer code; no callback; no change to the conversation). Bad
 //! bodies and paths are in `negative_inputs::http_bot`.
 
+mod durability;
 mod idempotency;
 mod mentions;
 mod sessions;

@@ -27,9 +27,11 @@ use uuid::Uuid;
 use super::conversation::{ConversationKey, Waiting};
 use super::dispatch::{self, Routed};
 use super::message::{session_id, Inbound, Segment, SegmentKind};
+use super::recorder;
 use crate::access::{PermissionSet, WorkspaceCtx};
 use crate::bots::status::{self, LogLevel};
 use crate::entities::bot;
+use crate::entities::execution::ExecutionStatus;
 use crate::state::AppState;
 
 /// How long a platform message id is remembered, so a redelivered event (a webhook retry, a
@@ -218,15 +220,45 @@ pub async fn aggregation(
     bot: &bot::Model,
     msg: &Inbound,
 ) -> Option<Duration> {
+    routed_pipeline(state, ws, bot, msg)
+        .await
+        .ok()
+        .flatten()
+        .and_then(|p| aggregation_of(&p))
+}
+
+/// The pipeline the message's route delivers it to; `None` when no route does (no route, a
+/// discard route, a missing pipeline); `Err` when the database could not say.
+pub async fn routed_pipeline(
+    state: &AppState,
+    ws: &WorkspaceCtx,
+    bot: &bot::Model,
+    msg: &Inbound,
+) -> crate::error::ApiResult<Option<crate::entities::pipeline::Model>> {
     let event = dispatch::event_of(msg, bot);
     let routes = crate::bots::service::stored_routes(bot);
-    let index = crate::bots::engine::evaluate("message.received", &event, &routes).selected?;
-    let uuid = Uuid::parse_str(&routes[index].target_uuid).ok()?;
-    let pipeline = crate::pipelines::service::get(&state.db, ws, &uuid)
-        .await
-        .ok()?;
+    let Some(index) = crate::bots::engine::evaluate("message.received", &event, &routes).selected
+    else {
+        return Ok(None);
+    };
+    let route = &routes[index];
+    if !matches!(route.target_type, crate::bots::routes::TargetType::Pipeline) {
+        return Ok(None);
+    }
+    let Ok(uuid) = Uuid::parse_str(&route.target_uuid) else {
+        return Ok(None);
+    };
+    match crate::pipelines::service::get(&state.db, ws, &uuid).await {
+        Ok(pipeline) => Ok(Some(pipeline)),
+        Err(e) if e.code == crate::error::ErrorCode::ResourceNotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The pipeline's message aggregation delay, when it aggregates.
+pub fn aggregation_of(pipeline: &crate::entities::pipeline::Model) -> Option<Duration> {
     let config: crate::pipelines::config::PipelineConfig =
-        serde_json::from_value(pipeline.config).ok()?;
+        serde_json::from_value(pipeline.config.clone()).ok()?;
     let agg = config.trigger.message_aggregation;
     agg.enabled
         .then(|| Duration::from_secs_f64(agg.delay.max(0.0)))
@@ -247,7 +279,17 @@ pub async fn process(
         Some(delay) => {
             let key = format!("{}:{}", bot.uuid, session_id(msg.kind, &msg.chat_id));
             if !aggregator.add(&key, msg.segments.clone(), delay) {
-                return; // merged into the batch another message leads
+                // Merged into the batch another message leads: its turn answers this one.
+                if let Some(queued) = &msg.queued {
+                    recorder::close_queued(
+                        &state.db,
+                        queued,
+                        ExecutionStatus::Ignored,
+                        "merged into an earlier message's turn (message aggregation)",
+                    )
+                    .await;
+                }
+                return;
             }
             Some(key)
         }
@@ -273,6 +315,15 @@ pub async fn process(
         event_id,
     } = dispatch::route(state, ws, bot, &msg).await
     else {
+        if let Some(queued) = &msg.queued {
+            recorder::close_queued(
+                &state.db,
+                queued,
+                ExecutionStatus::Ignored,
+                "no route delivers the message to a pipeline any more",
+            )
+            .await;
+        }
         waiting.done().await;
         return;
     };
