@@ -254,6 +254,35 @@ async fn aiocqhttp_listens_on_its_own_port_and_refuses_a_wrong_token() {
     assert_eq!(said(&sent[0]), echo(1, "hi"));
     let rt = rig.runtime(&app).await;
     assert_eq!(rt["bot_account_id"], SELF_ID.to_string());
+    ob.push(group(2, 900, 43, json!([text("not for the bot")])));
+
+    // The same protocol as onebot-v11's reverse WebSocket, on its own listener: a private
+    // message with an image, a reply split at the limit, a dropped connection taken again.
+    let image = json!({ "type": "image", "data": { "file": "abc.image", "url": "https://multimedia.nt.qq.com.cn/x.png" } });
+    ob.push(private(3, 42, json!([text("look"), image])));
+    let sent = ob.wait_sent_to("user_id", 42, 1).await;
+    assert_eq!(said(&sent[0]), echo(1, "look"));
+    assert!(an_image_was_received(&app).await);
+    let long = "word ".repeat(800).trim().to_string();
+    ob.push(private(4, 42, json!([text(&long)])));
+    let sent = ob.wait_sent_to("user_id", 42, 3).await;
+    let parts: Vec<String> = sent[1..].iter().map(said).collect();
+    assert!(parts.iter().all(|p| p.chars().count() <= 3000));
+    assert_eq!(parts.concat(), echo(2, &long));
+
+    ob.disconnect();
+    rig.wait_log(&app, &rig.bot, "disconnected").await;
+    ob.connect(&url, Some("tok")).await.unwrap();
+    ob.push(private(5, 42, json!([text("again")])));
+    let sent = ob.wait_sent_to("user_id", 42, 4).await;
+    assert_eq!(said(&sent[3]), echo(3, "again"));
+    settle().await;
+    assert_eq!(
+        ob.sent_to("group_id", 900).len(),
+        1,
+        "the unmentioned group message was not answered"
+    );
+    assert_eq!(ob.sent_to("user_id", 42).len(), 4, "nothing answered twice");
 
     app.request(Method::DELETE, &bot_path(&rig.bot))
         .bearer(&rig.owner)
