@@ -34,6 +34,15 @@ async fn callbacks_are_verified_and_messages_answered_in_p2p_and_when_mentioned_
         rt["bot_account_id"], BOT_OPEN_ID,
         "the app's credentials are checked before any event"
     );
+    assert_eq!(
+        rt["webhook_url"],
+        format!("/bots/{}", rig.bot),
+        "the callback URL to give Lark"
+    );
+    assert_eq!(
+        rt["webhook_full_url"],
+        format!("{}/bots/{}", app.settings().public_url(), rig.bot)
+    );
 
     let challenge = json!({ "challenge": "ajls384kdjx98XX", "token": VERIFICATION_TOKEN, "type": "url_verification" });
     let res = post(&app, &rig.bot, &challenge, &[]).await;

@@ -147,6 +147,69 @@ async fn images_are_received_and_sent_and_long_replies_split() {
 }
 
 #[tokio::test]
+async fn a_reply_segment_is_read_as_a_quote_and_addresses_nobody_by_itself() {
+    let app = app().await;
+    let rig = PlatformRig::new(&app, "onebot-v11", reverse_config("tok")).await;
+    let ob = FakeOneBot::new();
+    ob.connect(&reverse_url(&app, &rig.bot), Some("tok"))
+        .await
+        .unwrap();
+    rig.wait_state(&app, &rig.bot, "running").await;
+    let reply = |id: &str| json!({ "type": "reply", "data": { "id": id } });
+    ob.push(group(
+        7,
+        900,
+        43,
+        json!([reply("6"), text("a reply to someone")]),
+    ));
+    ob.push(group(
+        8,
+        900,
+        43,
+        json!([reply("5"), at(SELF_ID), text(" and you?")]),
+    ));
+    let sent = ob.wait_sent_to("group_id", 900, 1).await;
+    assert_eq!(said(&sent[0]), echo(1, "and you?"));
+    assert_eq!(
+        sent[0]["message"][0]["data"]["id"], "8",
+        "quotes the message"
+    );
+    settle().await;
+    assert_eq!(
+        ob.sent_to("group_id", 900).len(),
+        1,
+        "a reply without a mention was not answered"
+    );
+    use langbot::entities::monitoring_message;
+    use sea_orm::EntityTrait;
+    let stored = monitoring_message::Entity::find()
+        .all(app.db())
+        .await
+        .unwrap();
+    fn has_quote_of(v: &serde_json::Value, id: &str) -> bool {
+        match v {
+            serde_json::Value::Object(o) => {
+                (o.get("type") == Some(&json!("Quote")) && o.get("target") == Some(&json!(id)))
+                    || o.values().any(|v| has_quote_of(v, id))
+            }
+            serde_json::Value::Array(a) => a.iter().any(|v| has_quote_of(v, id)),
+            _ => false,
+        }
+    }
+    assert!(
+        stored
+            .iter()
+            .any(|m| serde_json::from_str(&m.message_content)
+                .is_ok_and(|v: serde_json::Value| has_quote_of(&v, "5"))),
+        "the reply segment is in the chain: {:?}",
+        stored
+            .iter()
+            .map(|m| &m.message_content)
+            .collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
 async fn a_reverse_connection_closes_when_the_bot_is_disabled_and_is_taken_again_after() {
     let app = app().await;
     let rig = PlatformRig::new(&app, "onebot-v11", reverse_config("tok")).await;

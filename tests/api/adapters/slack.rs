@@ -35,6 +35,12 @@ async fn events_api_verifies_signatures_answers_the_challenge_and_threads_mentio
         "auth.test is checked before the first event"
     );
     assert_eq!(rt["state"]["bot_account_name"], BOT_NAME);
+    assert_eq!(
+        rt["webhook_full_url"],
+        format!("{}/bots/{}", app.settings().public_url(), rig.bot),
+        "the Request URL to give Slack"
+    );
+    assert_eq!(rt["webhook_url"], format!("/bots/{}", rig.bot));
 
     let challenge = json!({ "token": "t", "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P", "type": "url_verification" });
     let res = deliver(&app, &rig.bot, &challenge, SIGNING_SECRET, now()).await;
