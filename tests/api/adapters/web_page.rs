@@ -271,6 +271,45 @@ async fn an_attached_image_is_received_and_a_long_reply_comes_whole() {
 }
 
 #[tokio::test]
+async fn an_answer_with_images_reaches_the_widget_and_is_recorded_without_the_data() {
+    use base64::Engine as _;
+    let app = app().await;
+    let rig = PlatformRig::new(&app, "web_page_bot", json!({})).await;
+    // A JPEG (by its signature) large enough that recording leaves its data out.
+    let mut jpeg = vec![0xff, 0xd8, 0xff, 0xe0];
+    jpeg.extend(std::iter::repeat_n(7u8, 1500));
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&jpeg);
+    let data_url = format!("data:image/jpeg;base64,{b64}");
+    rig.answer_with_images("Here is a cat", &[&data_url, "https://img.example/cat.png"])
+        .await;
+    let res = chat(
+        &app,
+        &rig.bot,
+        json!({ "session_id": "v1", "message": "a cat, please" }),
+    )
+    .await;
+    assert_eq!(res.status, 200, "{}", res.text);
+    assert_eq!(
+        res.body["replies"],
+        json!([
+            { "type": "text", "text": "Here is a cat" },
+            { "type": "image", "url": data_url },
+            { "type": "image", "url": "https://img.example/cat.png" },
+        ])
+    );
+    let recorded = crate::helpers::fixtures::recorded_replies(&app).await;
+    assert_eq!(
+        recorded,
+        [json!([
+            { "type": "Plain", "text": "Here is a cat" },
+            { "type": "Image", "base64": "[base64 image omitted]" },
+            { "type": "Image", "url": "https://img.example/cat.png" },
+        ])],
+        "the reply is recorded with its images, not their data"
+    );
+}
+
+#[tokio::test]
 async fn an_unreachable_turnstile_fails_closed_and_is_recorded() {
     let app = app().await;
     let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

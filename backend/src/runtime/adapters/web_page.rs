@@ -4,8 +4,8 @@
 //! optionally guarded by Cloudflare Turnstile), which runs the turn and answers its replies.
 //!
 //! A visitor may attach an image (a `data:image/…;base64,` URL, within the API body limit):
-//! it joins the message chain as an `Image` segment. Replies are text and images (a data URL
-//! for bytes); the widget shows both. The page has no length limit, so a reply is never
+//! it joins the message chain as an `Image` segment. Replies are text and images (the model's
+//! image parts, as a data URL for bytes); the widget shows both. The page has no length limit, so a reply is never
 //! split; and there is no platform connection to lose: the visitor's browser posts to us
 //! (the one upstream, Turnstile, failing closed).
 
@@ -117,6 +117,16 @@ fn image_data(url: &str) -> Option<String> {
     (!bytes.is_empty()).then(|| data.to_string())
 }
 
+/// The image type of `bytes` by their signature (PNG when unknown).
+fn mime_of(bytes: &[u8]) -> &'static str {
+    match bytes {
+        [0xff, 0xd8, 0xff, ..] => "image/jpeg",
+        [b'G', b'I', b'F', b'8', ..] => "image/gif",
+        [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'E', b'B', b'P', ..] => "image/webp",
+        _ => "image/png",
+    }
+}
+
 /// Replies collected for the answer.
 #[derive(Default)]
 struct Collected(Mutex<Vec<Value>>);
@@ -139,7 +149,8 @@ impl Outbox for Collected {
         let url = match image {
             Image::Url(u) => u.clone(),
             Image::Bytes(b) => format!(
-                "data:image/png;base64,{}",
+                "data:{};base64,{}",
+                mime_of(b),
                 base64::engine::general_purpose::STANDARD.encode(b)
             ),
         };
