@@ -134,8 +134,8 @@ fn split(text: &str, limit: usize) -> Vec<String> {
 
 /// The replies for an answer: think removal, long-text handling (`forward` sends parts of
 /// `threshold` characters as separate replies), and an @mention of the sender in groups. The
-/// answer's images (`data:image/…;base64,` or http(s) URLs) follow the text as `Image`
-/// segments of the last reply; a malformed data URL is dropped.
+/// answer's inline images (`data:image/…;base64,`) follow the text as `Image` segments of the
+/// last reply; a malformed data URL or a URL to fetch is dropped.
 pub fn replies(
     out: &OutputConfig,
     text: &str,
@@ -175,11 +175,14 @@ pub fn replies(
     replies
 }
 
-/// The segment of an answer's image: a data URL's bytes (as base64), or an http(s) URL.
+/// The segment of an answer's image: a data URL's bytes (as base64). An http(s) URL is not
+/// sent: several adapters download an image to upload it, so a prompt could otherwise make
+/// the server fetch an internal address and post what it got into the chat.
 fn image_segment(url: &str) -> Option<Segment> {
     let url = url.trim();
     if url.starts_with("http://") || url.starts_with("https://") {
-        return Some(Segment::image_url(url));
+        tracing::info!("an image URL in the model's answer is not sent (only inline images are)");
+        return None;
     }
     let (head, data) = url.split_once(',')?;
     let mime = head.strip_prefix("data:")?.strip_suffix(";base64")?;
@@ -316,18 +319,14 @@ mod tests {
         assert_eq!(r.len(), 2);
         assert_eq!(
             r[1],
-            vec![
-                Segment::plain("ef"),
-                Segment::image_base64("iVBORw0KGgo="),
-                Segment::image_url("https://img.example/a.png"),
-            ]
+            vec![Segment::plain("ef"), Segment::image_base64("iVBORw0KGgo=")]
         );
-        let r = replies(&out, "", &images[1..2], SessionType::Group, "u1");
+        let r = replies(&out, "", &images[..1], SessionType::Group, "u1");
         assert_eq!(
             r,
             vec![vec![
                 Segment::at("u1"),
-                Segment::image_url("https://img.example/a.png")
+                Segment::image_base64("iVBORw0KGgo=")
             ]]
         );
         out.misc.exception_handling = ExceptionHandling::Hide;

@@ -5,7 +5,7 @@
 //!
 //! | | private | group, only mentioned | image in / out | long reply split | verification refused | platform drops, adapter resumes | replica takeover |
 //! |---|---|---|---|---|---|---|---|
-//! | telegram | `telegram::a_private_message…` | same | `telegram::a_photo…`; a model's image parts: `an_answer_with_images…` | `telegram::a_long_reply…` (4096) | `telegram::webhook_mode…` (secret token), `a_wrong_token…` | `telegram::a_dropped_connection…` | `lifecycle::one_replica_runs…` |
+//! | telegram | `telegram::a_private_message…` | same | `telegram::a_photo…`; a model's inline image: `an_answers_inline_image…` | `telegram::a_long_reply…` (4096) | `telegram::webhook_mode…` (secret token), `a_wrong_token…` | `telegram::a_dropped_connection…` | `lifecycle::one_replica_runs…` |
 //! | discord | `discord::a_direct_message…` | same | `discord::an_attachment…` | `discord::a_long_reply…` (2000) | `discord::a_refused_token…` (no inbound requests: the Gateway is outbound) | `discord::a_dropped_gateway…` (RESUME, replay) | `takeover::discord…` |
 //! | slack | `slack::events_api_verifies…` | same (app mentions, threads) | `slack::a_shared_image…` | `slack::a_long_reply…` (4000) | `slack::events_api_verifies…` (signature, stale), `wrong_tokens…` | `slack::socket_mode…` (drop, refresh); Events API: `slack::events_api_waits_out…` | `takeover::slack…` |
 //! | onebot-v11 | `onebot::reverse_websocket…` | same; `a_reply_segment…` | `onebot::images_are_received…` | same (3000) | `onebot::reverse_websocket…` (access token), forward: `forward_websocket…` | `onebot::forward_websocket…`, `a_reverse_connection…` | `takeover::onebot…` |
