@@ -147,6 +147,7 @@ fn assistant(content: String, calls: Vec<ToolCall>) -> ChatMessage {
         content: Some(content),
         tool_calls: (!calls.is_empty()).then_some(calls),
         tool_call_id: None,
+        images: Vec::new(),
     }
 }
 
@@ -330,12 +331,14 @@ mod tests {
                 content: Some(String::new()),
                 tool_calls: Some(vec![call]),
                 tool_call_id: None,
+                images: Vec::new(),
             },
             ChatMessage {
                 role: "tool".into(),
                 content: Some("echo: hi".into()),
                 tool_calls: None,
                 tool_call_id: Some("toolu_1".into()),
+                images: Vec::new(),
             },
         ];
         let (system, turns) = convert(&messages);

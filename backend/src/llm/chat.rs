@@ -85,6 +85,8 @@ pub(super) async fn chat(
 #[derive(Default)]
 struct Accumulator {
     content: String,
+    /// Image parts (`delta.content` as a part list, or `delta.images`).
+    images: Vec<String>,
     tool_calls: BTreeMap<u64, (Option<String>, String, String)>,
     usage: Usage,
     finish_reason: Option<String>,
@@ -114,9 +116,27 @@ impl Accumulator {
                 entry.2.push_str(args);
             }
         }
-        let text = delta["content"].as_str().filter(|t| !t.is_empty())?;
-        self.content.push_str(text);
-        Some(text.to_string())
+        self.images.extend(
+            delta["images"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(super::types::image_of_part),
+        );
+        let text = match &delta["content"] {
+            Value::String(text) => text.clone(),
+            Value::Array(parts) => {
+                let (text, images) = super::types::split_parts(parts);
+                self.images.extend(images);
+                text
+            }
+            _ => return None,
+        };
+        if text.is_empty() {
+            return None;
+        }
+        self.content.push_str(&text);
+        Some(text)
     }
 
     fn assemble(&mut self) -> StreamEvent {
@@ -135,6 +155,7 @@ impl Accumulator {
                 content: Some(std::mem::take(&mut self.content)),
                 tool_calls: (!calls.is_empty()).then_some(calls),
                 tool_call_id: None,
+                images: std::mem::take(&mut self.images),
             },
             usage: self.usage,
             finish_reason: self.finish_reason.take(),
@@ -216,6 +237,40 @@ mod tests {
         assert_eq!(calls[1].id, "call_1");
         assert_eq!(usage.total_tokens, 7);
         assert_eq!(finish_reason.as_deref(), Some("tool_calls"));
+    }
+
+    #[test]
+    fn image_parts_of_an_answer_are_kept_apart_from_its_text() {
+        let mut acc = Accumulator::default();
+        let chunks = [
+            json!({"choices":[{"delta":{"role":"assistant","content":"Here "}}]}),
+            json!({"choices":[{"delta":{"content":[{"type":"text","text":"it is"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},{"type":"image_url","image_url":{"url":"javascript:alert(1)"}}]}}]}),
+            json!({"choices":[{"delta":{"images":[{"type":"image_url","image_url":{"url":"https://img.example/a.png"}}]},"finish_reason":"stop"}]}),
+        ];
+        let deltas: Vec<_> = chunks.iter().map(|c| acc.chunk(c)).collect();
+        assert_eq!(deltas, [Some("Here ".into()), Some("it is".into()), None]);
+        let StreamEvent::Done { message, .. } = acc.assemble() else {
+            panic!("not done");
+        };
+        assert_eq!(message.content.as_deref(), Some("Here it is"));
+        assert_eq!(
+            message.images,
+            ["data:image/png;base64,AAAA", "https://img.example/a.png"]
+        );
+
+        let whole: ChatMessage = serde_json::from_value(json!({"role":"assistant","content":[
+            {"type":"text","text":"a cat"},{"type":"image_url","image_url":{"url":"http://img.example/c.jpg"}},{"type":"audio"},7
+        ]}))
+        .expect("a part list reads");
+        assert_eq!(whole.content.as_deref(), Some("a cat"));
+        assert_eq!(whole.images, ["http://img.example/c.jpg"]);
+        let back = serde_json::to_value(&whole).expect("writes");
+        assert_eq!(
+            back["content"][1]["image_url"]["url"],
+            "http://img.example/c.jpg"
+        );
+        let plain = serde_json::to_value(ChatMessage::text("user", "hi")).expect("writes");
+        assert_eq!(plain, json!({"role":"user","content":"hi"}));
     }
 
     #[test]

@@ -225,6 +225,7 @@ fn assistant(content: String, calls: Vec<ToolCall>) -> ChatMessage {
         content: Some(content),
         tool_calls: (!calls.is_empty()).then_some(calls),
         tool_call_id: None,
+        images: Vec::new(),
     }
 }
 

@@ -577,6 +577,7 @@ fn message_in(m: &Value) -> Result<ChatMessage, String> {
         content,
         tool_calls,
         tool_call_id: m["tool_call_id"].as_str().map(str::to_string),
+        images: Vec::new(),
     })
 }
 

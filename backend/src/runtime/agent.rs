@@ -22,6 +22,8 @@ use crate::tools::ToolSet;
 /// The model's answer.
 pub struct Answer {
     pub text: String,
+    /// The images of the answer (`data:image/…` or http(s) URLs).
+    pub images: Vec<String>,
 }
 
 fn role(r: PromptRole) -> &'static str {
@@ -132,6 +134,7 @@ pub async fn answer(state: &AppState, ask: Ask<'_>) -> Result<Answer, String> {
         if calls.is_empty() || !offer {
             return Ok(Answer {
                 text: reply.content.unwrap_or_default(),
+                images: reply.images,
             });
         }
         rounds += 1;
@@ -140,6 +143,7 @@ pub async fn answer(state: &AppState, ask: Ask<'_>) -> Result<Answer, String> {
             content: reply.content.filter(|c| !c.is_empty()),
             tool_calls: Some(calls.clone()),
             tool_call_id: None,
+            images: Vec::new(),
         });
         let names: Vec<&str> = calls.iter().map(|c| c.function.name.as_str()).collect();
         recorder::progress(
@@ -168,6 +172,7 @@ pub async fn answer(state: &AppState, ask: Ask<'_>) -> Result<Answer, String> {
                 role: "tool".into(),
                 content: Some(content),
                 tool_calls: None,
+                images: Vec::new(),
                 tool_call_id: Some(call.id.clone()),
             });
         }

@@ -423,7 +423,7 @@ fn message_row(
         pipeline_name: Set(s.pipeline_name.clone()),
         session_id: Set(s.session_id.clone()),
         role: Set(m.role.into()),
-        message_content: Set(m.content.to_string()),
+        message_content: Set(without_inline_images(&m.content).to_string()),
         status: Set(m.status.into()),
         level: Set(if m.status == "error" { "error" } else { "info" }.into()),
         mode: Set(s.mode.as_str().into()),
@@ -433,6 +433,54 @@ fn message_row(
         runner_name: Set(Some(crate::pipelines::config::LOCAL_AGENT.into())),
         event_id: Set(m.event_id.map(str::to_string)),
         parent_message_id: Set(m.parent_message_id.map(str::to_string)),
+    }
+}
+
+/// What stands for an inline image in a recorded message.
+pub const IMAGE_OMITTED: &str = "[base64 image omitted]";
+
+/// Inline image data at least this long is not recorded.
+const INLINE_IMAGE_MIN: usize = 1000;
+
+/// `content` with inline image data (a segment's `base64`, a `data:image/…;base64,` URL) of
+/// `INLINE_IMAGE_MIN` characters or more replaced by `IMAGE_OMITTED`; the segments stay.
+pub fn without_inline_images(content: &Value) -> Value {
+    fn walk(v: &Value, depth: usize) -> Value {
+        match v {
+            Value::Object(m) if depth < 16 => Value::Object(
+                m.iter()
+                    .map(|(k, v)| {
+                        let long = v.as_str().is_some_and(|t| t.len() >= INLINE_IMAGE_MIN);
+                        let v = if k == "base64" && long {
+                            Value::String(IMAGE_OMITTED.into())
+                        } else {
+                            walk(v, depth + 1)
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect(),
+            ),
+            Value::Array(items) if depth < 16 => {
+                Value::Array(items.iter().map(|v| walk(v, depth + 1)).collect())
+            }
+            Value::String(t) if t.len() >= INLINE_IMAGE_MIN && t.contains(";base64,") => {
+                Value::String(data_urls_omitted(t))
+            }
+            other => other.clone(),
+        }
+    }
+    walk(content, 0)
+}
+
+/// `text` with each `data:image/…;base64,…` of `INLINE_IMAGE_MIN` or more payload characters
+/// replaced by `IMAGE_OMITTED`.
+fn data_urls_omitted(text: &str) -> String {
+    static DATA_URL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"data:image/[A-Za-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]{1000,}").ok()
+    });
+    match DATA_URL.as_ref() {
+        Some(re) => re.replace_all(text, IMAGE_OMITTED).into_owned(),
+        None => text.to_string(),
     }
 }
 
@@ -666,4 +714,33 @@ pub async fn tool_call(
         message_id: Set(Some(message_id.into())),
     };
     kept(s, "tool call", row.insert(db).await);
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn inline_images_are_not_recorded() {
+        let blob = "A".repeat(INLINE_IMAGE_MIN);
+        let content = json!([
+            { "type": "Plain", "text": "see" },
+            { "type": "Image", "base64": blob },
+            { "type": "Image", "base64": "iVBORw0KGgo=" },
+            { "type": "Image", "url": format!("data:image/png;base64,{blob}") },
+            { "type": "Image", "url": "https://img.example/a.png" },
+        ]);
+        assert_eq!(
+            without_inline_images(&content),
+            json!([
+                { "type": "Plain", "text": "see" },
+                { "type": "Image", "base64": IMAGE_OMITTED },
+                { "type": "Image", "base64": "iVBORw0KGgo=" },
+                { "type": "Image", "url": IMAGE_OMITTED },
+                { "type": "Image", "url": "https://img.example/a.png" },
+            ])
+        );
+    }
 }

@@ -133,10 +133,13 @@ fn split(text: &str, limit: usize) -> Vec<String> {
 }
 
 /// The replies for an answer: think removal, long-text handling (`forward` sends parts of
-/// `threshold` characters as separate replies), and an @mention of the sender in groups.
+/// `threshold` characters as separate replies), and an @mention of the sender in groups. The
+/// answer's inline images (`data:image/…;base64,`) follow the text as `Image` segments of the
+/// last reply; a malformed data URL or a URL to fetch is dropped.
 pub fn replies(
     out: &OutputConfig,
     text: &str,
+    images: &[String],
     kind: SessionType,
     sender_id: &str,
 ) -> Vec<Vec<Segment>> {
@@ -145,25 +148,52 @@ pub fn replies(
     } else {
         text.to_string()
     };
+    let images: Vec<Segment> = images.iter().filter_map(|u| image_segment(u)).collect();
     let threshold = usize::try_from(out.long_text_processing.threshold).unwrap_or(usize::MAX);
     let parts = match out.long_text_processing.strategy {
         LongTextStrategy::Forward if threshold > 0 && text.chars().count() > threshold => {
             split(&text, threshold)
         }
+        _ if text.is_empty() && !images.is_empty() => Vec::new(),
         _ => vec![text],
     };
-    parts
+    let mut replies: Vec<Vec<Segment>> = parts
         .into_iter()
-        .enumerate()
-        .map(|(i, part)| {
-            let mut segments = Vec::new();
-            if i == 0 && kind == SessionType::Group && out.misc.at_sender {
-                segments.push(Segment::at(sender_id));
-            }
-            segments.push(Segment::plain(part));
-            segments
-        })
-        .collect()
+        .map(|part| vec![Segment::plain(part)])
+        .collect();
+    if !images.is_empty() {
+        match replies.last_mut() {
+            Some(last) => last.extend(images),
+            None => replies.push(images),
+        }
+    }
+    if kind == SessionType::Group && out.misc.at_sender {
+        if let Some(first) = replies.first_mut() {
+            first.insert(0, Segment::at(sender_id));
+        }
+    }
+    replies
+}
+
+/// The segment of an answer's image: a data URL's bytes (as base64). An http(s) URL is not
+/// sent: several adapters download an image to upload it, so a prompt could otherwise make
+/// the server fetch an internal address and post what it got into the chat.
+fn image_segment(url: &str) -> Option<Segment> {
+    let url = url.trim();
+    if url.starts_with("http://") || url.starts_with("https://") {
+        tracing::info!("an image URL in the model's answer is not sent (only inline images are)");
+        return None;
+    }
+    let (head, data) = url.split_once(',')?;
+    let mime = head.strip_prefix("data:")?.strip_suffix(";base64")?;
+    if !mime.starts_with("image/") {
+        return None;
+    }
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .ok()?;
+    (!bytes.is_empty()).then(|| Segment::image_base64(data.trim()))
 }
 
 /// The reply sent when a turn fails, per `exception-handling`.
@@ -268,10 +298,37 @@ mod tests {
         out.misc.remove_think = true;
         out.long_text_processing.strategy = LongTextStrategy::Forward;
         out.long_text_processing.threshold = 4;
-        let r = replies(&out, "<think>x</think>abcdefghij", SessionType::Group, "u1");
+        let r = replies(
+            &out,
+            "<think>x</think>abcdefghij",
+            &[],
+            SessionType::Group,
+            "u1",
+        );
         assert_eq!(r.len(), 3);
         assert_eq!(r[0][0], Segment::at("u1"));
         assert_eq!(r[2], vec![Segment::plain("ij")]);
+        let images = [
+            "data:image/png;base64,iVBORw0KGgo=".to_string(),
+            "https://img.example/a.png".to_string(),
+            "data:image/png;base64,***".to_string(),
+            "data:text/plain;base64,aGk=".to_string(),
+            "ftp://img.example/a.png".to_string(),
+        ];
+        let r = replies(&out, "abcdef", &images, SessionType::Group, "u1");
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            r[1],
+            vec![Segment::plain("ef"), Segment::image_base64("iVBORw0KGgo=")]
+        );
+        let r = replies(&out, "", &images[..1], SessionType::Group, "u1");
+        assert_eq!(
+            r,
+            vec![vec![
+                Segment::at("u1"),
+                Segment::image_base64("iVBORw0KGgo=")
+            ]]
+        );
         out.misc.exception_handling = ExceptionHandling::Hide;
         assert_eq!(failure_reply(&out, Language::EnUs, "boom"), None);
         out.misc.exception_handling = ExceptionHandling::ShowError;

@@ -293,7 +293,13 @@ async fn stages_of(
     match result {
         Ok(answer) => (
             ExecutionStatus::Completed,
-            stages::replies(&config.output, &answer.text, input.kind, &input.sender_id),
+            stages::replies(
+                &config.output,
+                &answer.text,
+                &answer.images,
+                input.kind,
+                &input.sender_id,
+            ),
             None,
         ),
         Err(e) => fail(state, scope, config, input, &e).await,

@@ -34,6 +34,15 @@ async fn callbacks_are_verified_and_messages_answered_in_p2p_and_when_mentioned_
         rt["bot_account_id"], BOT_OPEN_ID,
         "the app's credentials are checked before any event"
     );
+    assert_eq!(
+        rt["webhook_url"],
+        format!("/bots/{}", rig.bot),
+        "the callback URL to give Lark"
+    );
+    assert_eq!(
+        rt["webhook_full_url"],
+        format!("{}/bots/{}", app.settings().public_url(), rig.bot)
+    );
 
     let challenge = json!({ "challenge": "ajls384kdjx98XX", "token": VERIFICATION_TOKEN, "type": "url_verification" });
     let res = post(&app, &rig.bot, &challenge, &[]).await;
@@ -251,6 +260,10 @@ async fn the_tenant_token_is_refreshed_and_an_unreachable_api_recovers() {
     );
     assert!(!lark.calls.of("stale_token").is_empty());
 
+    // A webhook platform cannot drop a connection; what it can do is be unreachable when a
+    // reply is due. The callback is still acknowledged (Lark would redeliver it otherwise),
+    // the reply is retried with back-off while the state shows the outage, and once Lark is
+    // back it goes out once; the state returns to running.
     lark.proxy.break_link();
     let third = received(
         "ev3",
@@ -262,16 +275,34 @@ async fn the_tenant_token_is_refreshed_and_an_unreachable_api_recovers() {
         200,
         "the callback is acknowledged"
     );
-    rig.wait_log(&app, &rig.bot, "could not send a reply").await;
+    let rt = rig.wait_state(&app, &rig.bot, "error").await;
+    assert!(
+        rt["state"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("Lark is unreachable"),
+        "{rt}"
+    );
+    rig.wait_log(&app, &rig.bot, "retrying in").await;
     lark.proxy.mend();
+    let sent = lark.wait_sent_to("oc_p2p42", 3).await;
+    assert_eq!(said(&sent[2]), echo(3, "three"), "the reply went out late");
+    assert_eq!(sent[2]["reply_to"], "om_3");
+    rig.wait_state(&app, &rig.bot, "running").await;
+    rig.wait_log(&app, &rig.bot, "reachable again").await;
     let fourth = received(
         "ev4",
         text_message("om_4", "oc_p2p42", "p2p", "four", false),
         "ou_42",
     );
     post(&app, &rig.bot, &fourth, &[]).await;
-    let sent = lark.wait_sent_to("oc_p2p42", 3).await;
-    assert_eq!(said(&sent[2]), echo(4, "four"));
+    let sent = lark.wait_sent_to("oc_p2p42", 4).await;
+    assert_eq!(said(&sent[3]), echo(4, "four"));
+    settle().await;
+    assert_eq!(lark.sent_to("oc_p2p42").len(), 4, "nothing sent twice");
+    let uuids: std::collections::HashSet<&str> =
+        sent.iter().map(|m| m["uuid"].as_str().unwrap()).collect();
+    assert_eq!(uuids.len(), 4, "every reply has its own dedup uuid");
 
     let mut wrong = lark.config();
     wrong["app_secret"] = json!("nope");

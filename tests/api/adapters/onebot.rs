@@ -147,6 +147,69 @@ async fn images_are_received_and_sent_and_long_replies_split() {
 }
 
 #[tokio::test]
+async fn a_reply_segment_is_read_as_a_quote_and_addresses_nobody_by_itself() {
+    let app = app().await;
+    let rig = PlatformRig::new(&app, "onebot-v11", reverse_config("tok")).await;
+    let ob = FakeOneBot::new();
+    ob.connect(&reverse_url(&app, &rig.bot), Some("tok"))
+        .await
+        .unwrap();
+    rig.wait_state(&app, &rig.bot, "running").await;
+    let reply = |id: &str| json!({ "type": "reply", "data": { "id": id } });
+    ob.push(group(
+        7,
+        900,
+        43,
+        json!([reply("6"), text("a reply to someone")]),
+    ));
+    ob.push(group(
+        8,
+        900,
+        43,
+        json!([reply("5"), at(SELF_ID), text(" and you?")]),
+    ));
+    let sent = ob.wait_sent_to("group_id", 900, 1).await;
+    assert_eq!(said(&sent[0]), echo(1, "and you?"));
+    assert_eq!(
+        sent[0]["message"][0]["data"]["id"], "8",
+        "quotes the message"
+    );
+    settle().await;
+    assert_eq!(
+        ob.sent_to("group_id", 900).len(),
+        1,
+        "a reply without a mention was not answered"
+    );
+    use langbot::entities::monitoring_message;
+    use sea_orm::EntityTrait;
+    let stored = monitoring_message::Entity::find()
+        .all(app.db())
+        .await
+        .unwrap();
+    fn has_quote_of(v: &serde_json::Value, id: &str) -> bool {
+        match v {
+            serde_json::Value::Object(o) => {
+                (o.get("type") == Some(&json!("Quote")) && o.get("target") == Some(&json!(id)))
+                    || o.values().any(|v| has_quote_of(v, id))
+            }
+            serde_json::Value::Array(a) => a.iter().any(|v| has_quote_of(v, id)),
+            _ => false,
+        }
+    }
+    assert!(
+        stored
+            .iter()
+            .any(|m| serde_json::from_str(&m.message_content)
+                .is_ok_and(|v: serde_json::Value| has_quote_of(&v, "5"))),
+        "the reply segment is in the chain: {:?}",
+        stored
+            .iter()
+            .map(|m| &m.message_content)
+            .collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
 async fn a_reverse_connection_closes_when_the_bot_is_disabled_and_is_taken_again_after() {
     let app = app().await;
     let rig = PlatformRig::new(&app, "onebot-v11", reverse_config("tok")).await;
@@ -254,6 +317,35 @@ async fn aiocqhttp_listens_on_its_own_port_and_refuses_a_wrong_token() {
     assert_eq!(said(&sent[0]), echo(1, "hi"));
     let rt = rig.runtime(&app).await;
     assert_eq!(rt["bot_account_id"], SELF_ID.to_string());
+    ob.push(group(2, 900, 43, json!([text("not for the bot")])));
+
+    // The same protocol as onebot-v11's reverse WebSocket, on its own listener: a private
+    // message with an image, a reply split at the limit, a dropped connection taken again.
+    let image = json!({ "type": "image", "data": { "file": "abc.image", "url": "https://multimedia.nt.qq.com.cn/x.png" } });
+    ob.push(private(3, 42, json!([text("look"), image])));
+    let sent = ob.wait_sent_to("user_id", 42, 1).await;
+    assert_eq!(said(&sent[0]), echo(1, "look"));
+    assert!(an_image_was_received(&app).await);
+    let long = "word ".repeat(800).trim().to_string();
+    ob.push(private(4, 42, json!([text(&long)])));
+    let sent = ob.wait_sent_to("user_id", 42, 3).await;
+    let parts: Vec<String> = sent[1..].iter().map(said).collect();
+    assert!(parts.iter().all(|p| p.chars().count() <= 3000));
+    assert_eq!(parts.concat(), echo(2, &long));
+
+    ob.disconnect();
+    rig.wait_log(&app, &rig.bot, "disconnected").await;
+    ob.connect(&url, Some("tok")).await.unwrap();
+    ob.push(private(5, 42, json!([text("again")])));
+    let sent = ob.wait_sent_to("user_id", 42, 4).await;
+    assert_eq!(said(&sent[3]), echo(3, "again"));
+    settle().await;
+    assert_eq!(
+        ob.sent_to("group_id", 900).len(),
+        1,
+        "the unmentioned group message was not answered"
+    );
+    assert_eq!(ob.sent_to("user_id", 42).len(), 4, "nothing answered twice");
 
     app.request(Method::DELETE, &bot_path(&rig.bot))
         .bearer(&rig.owner)

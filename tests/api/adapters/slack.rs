@@ -35,6 +35,12 @@ async fn events_api_verifies_signatures_answers_the_challenge_and_threads_mentio
         "auth.test is checked before the first event"
     );
     assert_eq!(rt["state"]["bot_account_name"], BOT_NAME);
+    assert_eq!(
+        rt["webhook_full_url"],
+        format!("{}/bots/{}", app.settings().public_url(), rig.bot),
+        "the Request URL to give Slack"
+    );
+    assert_eq!(rt["webhook_url"], format!("/bots/{}", rig.bot));
 
     let challenge = json!({ "token": "t", "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P", "type": "url_verification" });
     let res = deliver(&app, &rig.bot, &challenge, SIGNING_SECRET, now()).await;
@@ -249,4 +255,53 @@ async fn wrong_tokens_show_in_the_state() {
         "{rt}"
     );
     rig.wait_log(&app, &other, "invalid_auth").await;
+}
+
+/// The Events API has no connection to drop; Slack "dropping" is its Web API becoming
+/// unreachable. A bot whose Slack cannot be reached shows the failure in its state and log
+/// and checks again with back-off (not blocking its other bots); once Slack answers it
+/// runs, and events are answered.
+#[tokio::test]
+async fn events_api_waits_out_an_unreachable_slack_with_back_off() {
+    let app = app().await;
+    let slack = FakeSlack::start().await;
+    let proxy =
+        crate::helpers::ChaosProxy::start(crate::helpers::host_port(&slack.api_url())).await;
+    proxy.break_link();
+    let mut config = slack.events_config();
+    config["api_base_url"] = json!(format!("http://127.0.0.1:{}/api", proxy.port));
+    let rig = PlatformRig::new(&app, "slack", config).await;
+    let rt = rig.wait_state(&app, &rig.bot, "error").await;
+    assert!(
+        rt["state"]["error"].as_str().unwrap().contains("auth.test"),
+        "{rt}"
+    );
+    assert!(rt["bot_account_id"].is_null() || rt["bot_account_id"] == "");
+    eventually("auth.test retried with back-off", 10, || async {
+        let rt = rig.runtime(&app).await;
+        (rt["logs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["level"] == "error")
+            .count()
+            >= 2)
+            .then_some(())
+    })
+    .await;
+    let other = rig.another_bot(&app, "slack", slack.events_config()).await;
+    rig.wait_state(&app, &other, "running").await;
+
+    proxy.mend();
+    let rt = rig.wait_state(&app, &rig.bot, "running").await;
+    assert_eq!(rt["bot_account_id"], BOT_USER);
+    let dm = callback(direct("1.000001", "U42", "back"));
+    let res = deliver(&app, &rig.bot, &dm, SIGNING_SECRET, now()).await;
+    assert_eq!(res.status, 200, "{}", res.text);
+    assert_eq!(
+        slack.wait_posted_to("DU42", 1).await[0]["text"],
+        echo(1, "back")
+    );
+    settle().await;
+    assert_eq!(slack.posted_to("DU42").len(), 1);
 }

@@ -99,6 +99,39 @@ async fn a_photo_is_received_and_images_are_sent() {
     assert_eq!(photos[1]["chat_id"], "42");
 }
 
+#[tokio::test]
+async fn an_answers_inline_image_is_sent_as_a_photo_and_its_image_url_is_not() {
+    let app = app().await;
+    let tg = FakeTelegram::start("123:good").await;
+    let rig = PlatformRig::new(&app, "telegram", tg.config()).await;
+    rig.wait_state(&app, &rig.bot, "running").await;
+    let data_url = format!("data:image/png;base64,{}", base64_png());
+    rig.answer_with_images("Here is a cat", &[&data_url, "https://img.example/cat.png"])
+        .await;
+    tg.push(private(1, 42, "a cat, please"));
+    let photos = tg.calls.wait("sendPhoto", 1).await;
+    assert!(
+        photos[0]["photo"].as_str().unwrap().contains("bytes"),
+        "the data URL's image is uploaded: {}",
+        photos[0]
+    );
+    assert!(
+        photos
+            .iter()
+            .all(|p| p["chat_id"] == "42" || p["chat_id"] == 42),
+        "{photos:?}"
+    );
+    let sent = tg.wait_sent_to(42, 1).await;
+    assert_eq!(sent[0]["text"], "Here is a cat");
+    settle().await;
+    // The URL in the answer is not sent (the server fetches nothing a model names).
+    assert_eq!(
+        tg.calls.of("sendPhoto").len(),
+        1,
+        "the inline image sent once"
+    );
+}
+
 fn base64_png() -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(crate::helpers::fixtures::PNG)

@@ -209,3 +209,122 @@ async fn turnstile_guards_the_endpoint_when_configured() {
     assert_eq!(res.status, 200, "{}", res.text);
     assert_eq!(res.body["replies"][0]["text"], echo(1, "hi"));
 }
+
+#[tokio::test]
+async fn an_attached_image_is_received_and_a_long_reply_comes_whole() {
+    use base64::Engine as _;
+    let app = app().await;
+    let rig = PlatformRig::new(&app, "web_page_bot", json!({})).await;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(crate::helpers::fixtures::PNG);
+    let res = chat(
+        &app,
+        &rig.bot,
+        json!({ "session_id": "v1", "message": "look", "image": format!("data:image/png;base64,{b64}") }),
+    )
+    .await;
+    assert_eq!(res.status, 200, "{}", res.text);
+    assert_eq!(res.body["replies"][0]["text"], echo(1, "look"));
+    assert!(
+        crate::helpers::fixtures::an_image_was_received(&app).await,
+        "the image is in the message chain"
+    );
+
+    for bad in [
+        "data:text/plain;base64,aGVsbG8=".to_string(),
+        "data:image/png;base64,***".to_string(),
+        format!("https://example.com/cat.png#{b64}"),
+    ] {
+        let res = chat(
+            &app,
+            &rig.bot,
+            json!({ "session_id": "v1", "message": "x", "image": bad }),
+        )
+        .await;
+        assert_eq!(res.status, 400, "{bad}: {}", res.text);
+    }
+    let huge = "A".repeat(2 * 1024 * 1024);
+    let res = chat(
+        &app,
+        &rig.bot,
+        json!({ "session_id": "v1", "message": "x", "image": format!("data:image/png;base64,{huge}") }),
+    )
+    .await;
+    assert_eq!(res.status, 413, "over the body limit: {}", res.text);
+    assert_eq!(
+        rig.model_calls().await,
+        1,
+        "refused messages reach no model"
+    );
+
+    // The page has no length limit: the whole reply comes as one.
+    let long = "word ".repeat(800).trim().to_string();
+    let res = chat(
+        &app,
+        &rig.bot,
+        json!({ "session_id": "v1", "message": long }),
+    )
+    .await;
+    assert_eq!(res.status, 200, "{}", res.text);
+    let replies = res.body["replies"].as_array().unwrap();
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert_eq!(replies[0]["text"], echo(2, &long));
+}
+
+#[tokio::test]
+async fn an_answer_with_images_reaches_the_widget_and_is_recorded_without_the_data() {
+    use base64::Engine as _;
+    let app = app().await;
+    let rig = PlatformRig::new(&app, "web_page_bot", json!({})).await;
+    // A JPEG (by its signature) large enough that recording leaves its data out.
+    let mut jpeg = vec![0xff, 0xd8, 0xff, 0xe0];
+    jpeg.extend(std::iter::repeat_n(7u8, 1500));
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&jpeg);
+    let data_url = format!("data:image/jpeg;base64,{b64}");
+    rig.answer_with_images("Here is a cat", &[&data_url, "https://img.example/cat.png"])
+        .await;
+    let res = chat(
+        &app,
+        &rig.bot,
+        json!({ "session_id": "v1", "message": "a cat, please" }),
+    )
+    .await;
+    assert_eq!(res.status, 200, "{}", res.text);
+    assert_eq!(
+        res.body["replies"],
+        json!([
+            { "type": "text", "text": "Here is a cat" },
+            { "type": "image", "url": data_url },
+        ]),
+        "the inline image is sent, the URL to fetch is not"
+    );
+    let recorded = crate::helpers::fixtures::recorded_replies(&app).await;
+    assert_eq!(
+        recorded,
+        [json!([
+            { "type": "Plain", "text": "Here is a cat" },
+            { "type": "Image", "base64": "[base64 image omitted]" },
+        ])],
+        "the reply is recorded with its images, not their data"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_turnstile_fails_closed_and_is_recorded() {
+    let app = app().await;
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = dead.local_addr().unwrap().port();
+    drop(dead);
+    let config = json!({ "turnstile_site_key": "ts-site", "turnstile_secret_key": "ts-secret",
+                         "api_base_url": format!("http://127.0.0.1:{port}") });
+    let rig = PlatformRig::new(&app, "web_page_bot", config).await;
+    let res = chat(
+        &app,
+        &rig.bot,
+        json!({ "session_id": "v1", "message": "hi", "turnstile_token": "human-token" }),
+    )
+    .await;
+    assert_eq!(res.status, 403, "{}", res.text);
+    rig.wait_log(&app, &rig.bot, "the Turnstile check failed")
+        .await;
+    assert_eq!(rig.model_calls().await, 0);
+}

@@ -433,6 +433,16 @@ pub fn content_chunk(text: &str) -> Value {
     chunk(json!({ "content": text }), None)
 }
 
+/// A content delta as a list of parts (`text`, `image_url`).
+pub fn content_parts_chunk(parts: Value) -> Value {
+    chunk(json!({ "content": parts }), None)
+}
+
+/// An `image_url` content part.
+pub fn image_part(url: &str) -> Value {
+    json!({ "type": "image_url", "image_url": { "url": url } })
+}
+
 /// A tool-call delta; `id` and `name` come only in the first delta of a call.
 pub fn tool_call_chunk(index: u64, id: Option<&str>, name: Option<&str>, arguments: &str) -> Value {
     let mut call = json!({ "index": index, "function": { "arguments": arguments } });

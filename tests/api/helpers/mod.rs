@@ -25,9 +25,9 @@ pub use chaos::{host_port, ChaosProxy};
 pub use client::Cred;
 pub use fake_native::FakeNative;
 pub use fake_openai::{
-    content_chunk, embedding_of, finish_chunk, openai_error, raw_tool_call, role_chunk, tool_call,
-    tool_call_chunk, usage_chunk, FakeOpenAi, Round, Route, ScriptedCall, ToolScript, RESULTS,
-    RESULTS_SEPARATOR,
+    chat_completion, content_chunk, embedding_of, finish_chunk, openai_error, raw_tool_call,
+    role_chunk, tool_call, tool_call_chunk, usage_chunk, FakeOpenAi, Round, Route, ScriptedCall,
+    ToolScript, RESULTS, RESULTS_SEPARATOR,
 };
 pub use fixtures::{Instance, Member, OWNER_EMAIL, PASSWORD};
 pub use poll::eventually;

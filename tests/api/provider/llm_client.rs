@@ -153,6 +153,38 @@ async fn a_plain_chat_returns_content_usage_and_finish_reason() {
 }
 
 #[tokio::test]
+async fn an_answer_with_content_parts_carries_its_text_and_images() {
+    let fake = FakeOpenAi::start().await;
+    let mut completion = crate::helpers::chat_completion("");
+    completion["choices"][0]["message"]["content"] = json!([
+        { "type": "text", "text": "A cat: " },
+        { "type": "image_url", "image_url": { "url": "data:image/png;base64,iVBORw0KGgo=" } },
+        { "type": "text", "text": "and a dog" },
+        { "type": "image_url", "image_url": { "url": "https://img.example/dog.png" } },
+        { "type": "image_url", "image_url": { "url": "file:///etc/passwd" } },
+        { "type": "input_audio", "input_audio": {} },
+    ]);
+    fake.respond(
+        Route::Chat,
+        wiremock::ResponseTemplate::new(200).set_body_json(completion),
+    )
+    .await;
+    let ep = fake.endpoint(Some(KEY), LONG);
+    let res = llm::chat(&http(), &ep, &request(json!({})))
+        .await
+        .expect("a part list is an answer");
+    assert_eq!(res.message.content.as_deref(), Some("A cat: and a dog"));
+    assert_eq!(
+        res.message.images,
+        [
+            "data:image/png;base64,iVBORw0KGgo=",
+            "https://img.example/dog.png"
+        ],
+        "image parts kept in order; a file: URL is not an image to send"
+    );
+}
+
+#[tokio::test]
 async fn extra_args_become_body_fields_and_headers_and_reserved_keys_stay_home() {
     let fake = FakeOpenAi::start().await;
     fake.mount_chat("ok").await;
@@ -233,12 +265,14 @@ async fn a_tool_call_reply_carries_the_calls_and_the_tools_are_sent() {
         }))
         .expect("a tool call")]),
         tool_call_id: None,
+        images: Vec::new(),
     });
     req.messages.push(ChatMessage {
         role: "tool".into(),
         content: Some("{\"temp\":3}".into()),
         tool_calls: None,
         tool_call_id: Some("call_prev".into()),
+        images: Vec::new(),
     });
 
     let res = llm::chat(&http(), &ep, &req).await.expect("chat succeeds");

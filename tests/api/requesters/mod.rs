@@ -100,6 +100,7 @@ pub async fn assert_client_round_trip(ep: &Endpoint, model: &str) {
         content: Some("echo: done".into()),
         tool_calls: None,
         tool_call_id: Some(streamed[0].id.clone()),
+        images: Vec::new(),
     });
     let mut stream = llm::chat_stream(&http, ep, &req)
         .await

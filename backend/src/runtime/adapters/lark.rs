@@ -3,6 +3,13 @@
 //! `im.message.receive_v1` for private and group messages (the bot addressed by a mention),
 //! replies through `im/v1` (text, uploaded images) with a tenant access token kept fresh
 //! per replica.
+//!
+//! Events come in as webhooks, so there is no connection to drop: what "the platform drops
+//! the connection" means here is the Open API becoming unreachable while a reply is due. A
+//! reply that cannot reach Lark is retried with back-off (0.5 s doubling to 8 s, about 15 s
+//! in all) under one request `uuid`, which Lark uses to deduplicate a message sent twice (one
+//! whose answer was lost); meanwhile the bot's state shows `error` with the reason, and
+//! `running` again once a reply gets through.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -29,6 +36,39 @@ use crate::state::AppState;
 const TEXT_LIMIT: usize = 4000;
 const TIMEOUT: Duration = Duration::from_secs(30);
 const MAX_IMAGE: usize = 10 * 1024 * 1024;
+/// The first pause before a reply that could not reach Lark is sent again (then doubled).
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+/// Attempts at a reply while Lark is unreachable.
+const RETRY_ATTEMPTS: u32 = 6;
+
+/// Why an Open API call failed.
+#[derive(Debug)]
+enum Failure {
+    /// No answer from Lark (refused, reset, timed out): worth trying again.
+    Unreachable(String),
+    /// Lark answered with an error.
+    Refused(String),
+}
+
+impl From<Failure> for String {
+    fn from(f: Failure) -> String {
+        match f {
+            Failure::Unreachable(why) | Failure::Refused(why) => why,
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(why: String) -> Failure {
+        Failure::Refused(why)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(why: &str) -> Failure {
+        Failure::Refused(why.to_string())
+    }
+}
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Config {
@@ -63,7 +103,7 @@ impl Config {
 pub struct Tokens(Mutex<HashMap<String, (String, Instant)>>);
 
 /// A tenant access token for the app (cached until five minutes before its expiry).
-async fn token(state: &AppState, config: &Config, fresh: bool) -> Result<String, String> {
+async fn token(state: &AppState, config: &Config, fresh: bool) -> Result<String, Failure> {
     let tokens = state.parts.get::<Tokens>();
     let key = format!(
         "{}|{}|{}",
@@ -93,17 +133,17 @@ async fn token(state: &AppState, config: &Config, fresh: bool) -> Result<String,
         .json(&json!({ "app_id": config.app_id, "app_secret": config.app_secret }))
         .send()
         .await
-        .map_err(|e| format!("tenant_access_token: {}", e.without_url()))?;
+        .map_err(|e| Failure::Unreachable(format!("tenant_access_token: {}", e.without_url())))?;
     let body: Value = resp
         .json()
         .await
-        .map_err(|_| "tenant_access_token: unreadable answer".to_string())?;
+        .map_err(|_| Failure::Unreachable("tenant_access_token: unreadable answer".into()))?;
     if body["code"] != 0 {
-        return Err(format!(
+        return Err(Failure::Refused(format!(
             "tenant_access_token: code {} {}",
             body["code"],
             body["msg"].as_str().unwrap_or_default()
-        ));
+        )));
     }
     let token = body["tenant_access_token"]
         .as_str()
@@ -139,6 +179,15 @@ impl Api {
         build: impl Fn(&str) -> reqwest::RequestBuilder,
         what: &str,
     ) -> Result<Value, String> {
+        Ok(self.attempt(build, what).await?)
+    }
+
+    /// [`Api::call`], telling an unreachable Lark from a refusal.
+    async fn attempt(
+        &self,
+        build: impl Fn(&str) -> reqwest::RequestBuilder,
+        what: &str,
+    ) -> Result<Value, Failure> {
         let mut fresh = false;
         loop {
             let token = token(&self.state, &self.config, fresh).await?;
@@ -146,8 +195,18 @@ impl Api {
                 .timeout(TIMEOUT)
                 .send()
                 .await
-                .map_err(|e| format!("{what}: {}", e.without_url()))?;
-            let body: Value = resp.json().await.unwrap_or(Value::Null);
+                .map_err(|e| Failure::Unreachable(format!("{what}: {}", e.without_url())))?;
+            let status = resp.status();
+            let body: Value = match resp.json().await {
+                Ok(body) => body,
+                Err(_) if status.is_server_error() => {
+                    return Err(Failure::Unreachable(format!(
+                        "{what}: HTTP {}",
+                        status.as_u16()
+                    )))
+                }
+                Err(_) => Value::Null,
+            };
             if body["code"] == 0 {
                 return Ok(body);
             }
@@ -155,11 +214,58 @@ impl Api {
                 fresh = true;
                 continue;
             }
-            return Err(format!(
+            return Err(Failure::Refused(format!(
                 "{what}: code {} {}",
                 body["code"],
                 body["msg"].as_str().unwrap_or_default()
-            ));
+            )));
+        }
+    }
+
+    /// Runs `call` until it reaches Lark: an unreachable Lark is retried with back-off
+    /// ([`RETRY_ATTEMPTS`] in all) while the bot's state shows it; a refusal is final.
+    async fn retrying<F, Fut>(&self, bot: &str, mut call: F) -> Result<Value, String>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<Value, Failure>>,
+    {
+        let store = self.state.store.as_ref();
+        let mut pause = RETRY_FIRST;
+        let mut failed = false;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match call().await {
+                Ok(body) => {
+                    if failed {
+                        mark(&self.state, bot, None).await;
+                        status::log(store, bot, LogLevel::Info, "Lark is reachable again").await;
+                    }
+                    return Ok(body);
+                }
+                Err(Failure::Unreachable(why)) if attempt < RETRY_ATTEMPTS => {
+                    failed = true;
+                    mark(
+                        &self.state,
+                        bot,
+                        Some(format!("Lark is unreachable: {why}")),
+                    )
+                    .await;
+                    status::log(
+                        store,
+                        bot,
+                        LogLevel::Warning,
+                        format!(
+                            "Lark is unreachable ({why}); retrying in {} ms",
+                            pause.as_millis()
+                        ),
+                    )
+                    .await;
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_secs(8));
+                }
+                Err(failure) => return Err(failure.into()),
+            }
         }
     }
 
@@ -172,6 +278,19 @@ impl Api {
         let request = self.state.http.get(self.url(path)).bearer_auth(token);
         super::download(request.timeout(TIMEOUT), "resource", MAX_IMAGE).await
     }
+}
+
+/// Shows in the bot's state that Lark is unreachable (`error`), or reachable again
+/// (`running`), keeping the replica that holds the bot's lease.
+async fn mark(state: &AppState, bot: &str, error: Option<String>) {
+    let store = state.store.as_ref();
+    let replica = status::get(store, bot).await.and_then(|s| s.replica);
+    let now = if error.is_some() {
+        status::AdapterState::Error
+    } else {
+        status::AdapterState::Running
+    };
+    status::set(store, bot, now, error, replica.as_deref()).await;
 }
 
 /// The bot's `open_id` (`/bot/v3/info`), remembered in its state.
@@ -426,6 +545,7 @@ async fn message(
     }
     let outbox = LarkOutbox {
         api,
+        bot: bot.uuid.clone(),
         chat: chat.to_string(),
         receive_id_type: "chat_id",
         reply_to: Some(message_id.to_string()),
@@ -436,6 +556,8 @@ async fn message(
 /// Replies into a chat (as a reply to the message).
 pub struct LarkOutbox {
     api: Api,
+    /// The bot's uuid (its state and log).
+    bot: String,
     /// A chat id, or (`send_message` to a person) the user's `open_id`.
     chat: String,
     receive_id_type: &'static str,
@@ -445,7 +567,9 @@ pub struct LarkOutbox {
 impl LarkOutbox {
     async fn send(&self, msg_type: &str, content: Value, quote: bool) -> SendResult {
         let http = self.api.state.http.clone();
-        let body = json!({ "msg_type": msg_type, "content": content.to_string(), "receive_id": self.chat });
+        // One uuid for every attempt: Lark sends a message once per uuid (within an hour).
+        let body = json!({ "msg_type": msg_type, "content": content.to_string(), "receive_id": self.chat,
+                           "uuid": uuid::Uuid::new_v4().to_string() });
         let url = match (&self.reply_to, quote) {
             (Some(id), true) => self.api.url(&format!("/im/v1/messages/{id}/reply")),
             _ => self.api.url(&format!(
@@ -455,10 +579,12 @@ impl LarkOutbox {
         };
         let sent = self
             .api
-            .call(
-                |t| http.post(&url).bearer_auth(t).json(&body),
-                "send message",
-            )
+            .retrying(&self.bot, || {
+                self.api.attempt(
+                    |t| http.post(&url).bearer_auth(t).json(&body),
+                    "send message",
+                )
+            })
             .await?;
         Ok(sent["data"]["message_id"].as_str().map(str::to_string))
     }
@@ -489,18 +615,21 @@ impl Outbox for LarkOutbox {
         let url = self.api.url("/im/v1/images");
         let uploaded = self
             .api
-            .call(
-                |t| {
-                    let form = reqwest::multipart::Form::new()
-                        .text("image_type", "message")
-                        .part(
-                            "image",
-                            reqwest::multipart::Part::bytes(bytes.clone()).file_name("image.png"),
-                        );
-                    http.post(&url).bearer_auth(t).multipart(form)
-                },
-                "image upload",
-            )
+            .retrying(&self.bot, || {
+                self.api.attempt(
+                    |t| {
+                        let form = reqwest::multipart::Form::new()
+                            .text("image_type", "message")
+                            .part(
+                                "image",
+                                reqwest::multipart::Part::bytes(bytes.clone())
+                                    .file_name("image.png"),
+                            );
+                        http.post(&url).bearer_auth(t).multipart(form)
+                    },
+                    "image upload",
+                )
+            })
             .await?;
         let key = uploaded["data"]["image_key"]
             .as_str()
@@ -523,6 +652,7 @@ pub fn outbox_for(
             state: state.clone(),
             config,
         },
+        bot: bot.uuid.clone(),
         chat: target.to_string(),
         receive_id_type: match kind {
             SessionType::Group => "chat_id",

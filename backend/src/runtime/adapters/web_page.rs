@@ -2,6 +2,12 @@
 //! (`<script src="…/bots/{uuid}/widget.js">`); the script talks to the public, per-bot
 //! `POST /bots/{uuid}/chat` (CORS open, rate-limited per visitor address and per bot,
 //! optionally guarded by Cloudflare Turnstile), which runs the turn and answers its replies.
+//!
+//! A visitor may attach an image (a `data:image/…;base64,` URL, within the API body limit):
+//! it joins the message chain as an `Image` segment. Replies are text and images (the model's
+//! image parts, as a data URL for bytes); the widget shows both. The page has no length limit, so a reply is never
+//! split; and there is no platform connection to lose: the visitor's browser posts to us
+//! (the one upstream, Turnstile, failing closed).
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -87,8 +93,38 @@ pub async fn preflight() -> HttpResponse {
 struct ChatRequest {
     session_id: String,
     message: String,
+    /// An attached image: `data:image/(png|jpeg|gif|webp);base64,…`.
+    #[serde(default)]
+    image: Option<String>,
     #[serde(default)]
     turnstile_token: Option<String>,
+}
+
+/// The base64 of an attached image, when it is a well-formed image data URL.
+fn image_data(url: &str) -> Option<String> {
+    let (head, data) = url.split_once(',')?;
+    let mime = head.strip_prefix("data:")?.strip_suffix(";base64")?;
+    if !matches!(
+        mime,
+        "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+    ) {
+        return None;
+    }
+    let data = data.trim();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .ok()?;
+    (!bytes.is_empty()).then(|| data.to_string())
+}
+
+/// The image type of `bytes` by their signature (PNG when unknown).
+fn mime_of(bytes: &[u8]) -> &'static str {
+    match bytes {
+        [0xff, 0xd8, 0xff, ..] => "image/jpeg",
+        [b'G', b'I', b'F', b'8', ..] => "image/gif",
+        [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'E', b'B', b'P', ..] => "image/webp",
+        _ => "image/png",
+    }
 }
 
 /// Replies collected for the answer.
@@ -113,7 +149,8 @@ impl Outbox for Collected {
         let url = match image {
             Image::Url(u) => u.clone(),
             Image::Bytes(b) => format!(
-                "data:image/png;base64,{}",
+                "data:{};base64,{}",
+                mime_of(b),
                 base64::engine::general_purpose::STANDARD.encode(b)
             ),
         };
@@ -179,13 +216,20 @@ async fn turnstile_passes(
 pub async fn chat(
     req: HttpRequest,
     path: web::Path<String>,
-    body: web::Bytes,
+    payload: web::Payload,
     state: web::Data<AppState>,
 ) -> HttpResponse {
     use actix_web::http::StatusCode;
     let (bot, config) = match widget_bot(&state, &path).await {
         Ok(found) => found,
         Err(refused) => return refused,
+    };
+    let body = match crate::http::read_body(&req, payload, state.settings.api.body_limit).await {
+        Ok(body) => body,
+        Err(e) if matches!(e.code, crate::error::ErrorCode::PayloadTooLarge) => {
+            return refusal(StatusCode::PAYLOAD_TOO_LARGE, "the message is too large")
+        }
+        Err(_) => return refusal(StatusCode::BAD_REQUEST, "could not read the message"),
     };
     let Ok(request) = serde_json::from_slice::<ChatRequest>(&body) else {
         return refusal(
@@ -206,6 +250,18 @@ pub async fn chat(
             "session_id must be 1 to 128 letters, digits, - or _; message 1 to 4000 characters",
         );
     }
+    let image = match request.image.as_deref().filter(|i| !i.is_empty()) {
+        None => None,
+        Some(url) => match image_data(url) {
+            Some(data) => Some(data),
+            None => {
+                return refusal(
+                    StatusCode::BAD_REQUEST,
+                    "image must be a data:image/(png|jpeg|gif|webp);base64, URL",
+                )
+            }
+        },
+    };
     let ip = crate::http::client_ip(&req, &state.trusted_proxies)
         .map(|ip| ip.to_string())
         .unwrap_or_default();
@@ -231,6 +287,9 @@ pub async fn chat(
         session.to_string(),
     );
     msg.segments = vec![Segment::plain(text)];
+    if let Some(data) = image {
+        msg.segments.push(Segment::image_base64(data));
+    }
     msg.message_id = format!("web_{}", uuid::Uuid::new_v4().simple());
     let ws = super::workspace_of(&state, &bot).await;
     let collected = Collected::default();
@@ -272,8 +331,8 @@ const WIDGET: &str = r#"(function () {
   if (window["langbotWidget_" + S.bot]) return;
   window["langbotWidget_" + S.bot] = true;
   var T = S.language === "zh_Hans"
-    ? { placeholder: "输入消息…", send: "发送", error: "发送失败，请稍后重试" }
-    : { placeholder: "Type a message…", send: "Send", error: "Could not send; please try again" };
+    ? { placeholder: "输入消息…", send: "发送", error: "发送失败，请稍后重试", attach: "附加图片" }
+    : { placeholder: "Type a message…", send: "Send", error: "Could not send; please try again", attach: "Attach an image" };
   var key = "langbot-widget-" + S.bot, sid = null;
   try { sid = localStorage.getItem(key); } catch (e) {}
   if (!sid) {
@@ -292,8 +351,20 @@ const WIDGET: &str = r#"(function () {
   input.placeholder = T.placeholder; input.maxLength = 4000;
   var send = el("button", "padding:8px 12px;border:0;border-radius:8px;background:#2563eb;color:#fff;cursor:pointer", T.send);
   send.type = "submit";
+  var attach = el("button", "padding:8px;border:1px solid #d1d5db;border-radius:8px;background:#fff;cursor:pointer", "📎");
+  attach.type = "button"; attach.setAttribute("aria-label", T.attach); attach.title = T.attach;
+  var file = el("input", "display:none"); file.type = "file"; file.accept = "image/png,image/jpeg,image/gif,image/webp";
+  var image = null;
+  attach.addEventListener("click", function () { file.click(); });
+  file.addEventListener("change", function () {
+    var f = file.files && file.files[0];
+    if (!f) return;
+    var r = new FileReader();
+    r.onload = function () { image = r.result; attach.style.background = "rgb(219,234,254)"; };
+    r.readAsDataURL(f);
+  });
   var human = el("div", "padding:0 10px");
-  form.appendChild(input); form.appendChild(send);
+  form.appendChild(attach); form.appendChild(file); form.appendChild(input); form.appendChild(send);
   panel.appendChild(head); panel.appendChild(list); panel.appendChild(human); panel.appendChild(form);
   function say(who, item) {
     var row = el("div", "max-width:85%;padding:8px 10px;border-radius:10px;white-space:pre-wrap;word-wrap:break-word;" +
@@ -313,9 +384,10 @@ const WIDGET: &str = r#"(function () {
     ev.preventDefault();
     var text = input.value.trim();
     if (!text) return;
-    input.value = ""; say("me", { type: "text", text: text }); send.disabled = true;
+    var img = image; image = null; file.value = ""; attach.style.background = "white";
+    input.value = ""; say("me", { type: "text", text: text }); if (img) say("me", { type: "image", url: img }); send.disabled = true;
     fetch(S.endpoint, { method: "POST", headers: { "content-type": "application/json" },
-      body: JSON.stringify({ session_id: sid, message: text, turnstile_token: token || undefined }) })
+      body: JSON.stringify({ session_id: sid, message: text, image: img || undefined, turnstile_token: token || undefined }) })
       .then(function (r) { return r.json().then(function (b) { if (!r.ok) throw new Error(b.error || r.status); return b; }); })
       .then(function (b) { (b.replies || []).forEach(function (x) { say("bot", x); }); })
       .catch(function () { say("bot", { type: "text", text: T.error }); })

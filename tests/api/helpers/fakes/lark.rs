@@ -1,6 +1,7 @@
 //! A fake Lark (Feishu) Open API: tenant access tokens (`auth/v3/tenant_access_token/
 //! internal`, revocable so a test can expire them: calls with a stale one get code
-//! 99991663), `bot/v3/info`, `im/v1/messages` (send, reply), `im/v1/images` uploads and
+//! 99991663), `bot/v3/info`, `im/v1/messages` (send, reply; a request `uuid` seen before
+//! answers the message it sent, as Lark deduplicates), `im/v1/images` uploads and
 //! message resources; and event callbacks as Lark posts them (plain, or encrypted with the
 //! encrypt key and signed). Served behind a [`ChaosProxy`].
 
@@ -28,6 +29,8 @@ struct Tokens {
     issued: usize,
     valid: Vec<String>,
     next_message: u64,
+    /// Message ids by request `uuid`: Lark sends a message once per uuid.
+    by_uuid: std::collections::HashMap<String, String>,
 }
 
 struct Api {
@@ -105,6 +108,14 @@ impl Respond for Api {
 impl Api {
     fn sent(&self, req: &Request, reply_to: Option<&str>) -> ResponseTemplate {
         let mut body: Value = req.body_json().unwrap_or_default();
+        let uuid = body["uuid"].as_str().map(str::to_string);
+        if let Some(id) = uuid
+            .as_ref()
+            .and_then(|u| self.tokens.lock().unwrap().by_uuid.get(u).cloned())
+        {
+            self.calls.push("duplicate", body);
+            return ok(json!({ "message_id": id }));
+        }
         body["content"] =
             serde_json::from_str(body["content"].as_str().unwrap_or("null")).unwrap_or_default();
         body["reply_to"] = json!(reply_to);
@@ -116,7 +127,11 @@ impl Api {
         self.calls.push("message", body);
         let mut t = self.tokens.lock().unwrap();
         t.next_message += 1;
-        ok(json!({ "message_id": format!("om_sent{}", t.next_message) }))
+        let id = format!("om_sent{}", t.next_message);
+        if let Some(uuid) = uuid {
+            t.by_uuid.insert(uuid, id.clone());
+        }
+        ok(json!({ "message_id": id }))
     }
 }
 

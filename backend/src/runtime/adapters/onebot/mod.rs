@@ -549,8 +549,15 @@ pub async fn run_listener(state: AppState, bot: Arc<bot::Model>, stop: Cancellat
                         let connected = "a OneBot implementation connected";
                         status::log(state.store.as_ref(), &bot.uuid, LogLevel::Info, connected)
                             .await;
-                        let _ =
+                        let ended =
                             serve(&state, &bot, crate::bots::adapters::AIOCQHTTP, ws, &stop).await;
+                        if let Ended::Closed(why) = ended {
+                            let text = format!(
+                                "the OneBot implementation disconnected ({why}); waiting for it to connect again"
+                            );
+                            status::log(state.store.as_ref(), &bot.uuid, LogLevel::Warning, text)
+                                .await;
+                        }
                     }
                     Err(true) => {
                         let refused = "refused a OneBot connection: wrong or missing access token";
