@@ -56,7 +56,7 @@ pub fn configure(
 /// Literal paths first: they are matched by string comparison, while each parameterized path
 /// costs a regex test (and a literal path is the more specific match anyway, e.g.
 /// `llm/_/starred` before `llm/{model_uuid}`).
-fn literal_first<'a, R>(paths: BTreeMap<&'a str, R>) -> impl Iterator<Item = (&'a str, R)> {
+fn literal_first<R>(paths: BTreeMap<&str, R>) -> impl Iterator<Item = (&str, R)> {
     let (literal, parameterized): (Vec<_>, Vec<_>) =
         paths.into_iter().partition(|(path, _)| !path.contains('{'));
     literal.into_iter().chain(parameterized)
