@@ -105,6 +105,8 @@ pub fn catalog() -> &'static Catalog {
             op::<pipes::CreateProcessor>(),
             op::<pipes::GetProcessorMetadata>(),
             op::<pipes::GetProcessor>(),
+            op::<pipes::UpdateProcessor>(),
+            op::<pipes::DeleteProcessor>(),
             op::<pipes::UpdatePipelineExtensions>(),
             // MCP servers (tool sources) and the tools a pipeline resolves to
             op::<mcp::ListMcpServers>(),

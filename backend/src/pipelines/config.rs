@@ -7,6 +7,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 pub const LOCAL_AGENT: &str = "local-agent";
+/// The same built-in agent under LangBot 4.11.2's name for it (its `LocalAgent` runner plugin).
+/// LangBot's own web UI edits a pipeline only when its runner id is a `plugin:` one, so both
+/// names are accepted and run the one agent here.
+pub const LANGBOT_LOCAL_AGENT: &str = "plugin:langbot-team/LocalAgent/default";
+/// Every runner id a pipeline may name.
+pub const RUNNER_IDS: &[&str] = &[LOCAL_AGENT, LANGBOT_LOCAL_AGENT];
 
 fn yes() -> bool {
     true
@@ -225,7 +231,7 @@ pub struct AiConfig {
     pub runner_config: RunnerConfigs,
 }
 
-/// The runner that answers (`local-agent`, the built-in one).
+/// The runner that answers: the built-in agent, as `local-agent` or [`LANGBOT_LOCAL_AGENT`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunnerRef {
@@ -244,12 +250,85 @@ impl Default for RunnerRef {
     }
 }
 
-/// Per-runner configuration, keyed by runner id.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+/// Per-runner configuration, keyed by runner id. Both keys configure the one built-in agent;
+/// the one under `ai.runner.id` is used, else the other (a pipeline switched between the two
+/// names keeps its settings).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunnerConfigs {
-    #[serde(rename = "local-agent")]
-    pub local_agent: LocalAgentConfig,
+    // Field defaults: a key left out is unset, not the template's.
+    #[serde(
+        rename = "local-agent",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub local_agent: Option<LocalAgentConfig>,
+    #[serde(
+        rename = "plugin:langbot-team/LocalAgent/default",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub langbot_local_agent: Option<LocalAgentConfig>,
+}
+
+impl Default for RunnerConfigs {
+    fn default() -> Self {
+        Self {
+            local_agent: Some(LocalAgentConfig::default()),
+            langbot_local_agent: None,
+        }
+    }
+}
+
+impl AiConfig {
+    /// Where the runner's own configuration sits: `ai.runner_config.<id>`.
+    pub fn agent_path(&self) -> String {
+        let id = if self.runner.id == LANGBOT_LOCAL_AGENT {
+            LANGBOT_LOCAL_AGENT
+        } else {
+            LOCAL_AGENT
+        };
+        format!("ai.runner_config.{id}")
+    }
+
+    fn slots(&mut self) -> (&mut Option<LocalAgentConfig>, &mut Option<LocalAgentConfig>) {
+        let c = &mut self.runner_config;
+        if self.runner.id == LANGBOT_LOCAL_AGENT {
+            (&mut c.langbot_local_agent, &mut c.local_agent)
+        } else {
+            (&mut c.local_agent, &mut c.langbot_local_agent)
+        }
+    }
+
+    /// The built-in agent's configuration for this pipeline (defaults when neither key is set).
+    pub fn agent(&self) -> LocalAgentConfig {
+        let c = &self.runner_config;
+        let (mine, other) = if self.runner.id == LANGBOT_LOCAL_AGENT {
+            (&c.langbot_local_agent, &c.local_agent)
+        } else {
+            (&c.local_agent, &c.langbot_local_agent)
+        };
+        mine.as_ref()
+            .or(other.as_ref())
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The agent's configuration to change, under the runner's own id.
+    pub fn agent_mut(&mut self) -> &mut LocalAgentConfig {
+        let current = self.agent();
+        let (mine, _) = self.slots();
+        mine.get_or_insert(current)
+    }
+
+    /// Renames the runner to `id` (one of [`RUNNER_IDS`]), its configuration moving with it.
+    pub fn rename_runner(&mut self, id: &str) {
+        let agent = self.agent();
+        self.runner.id = id.into();
+        let (mine, other) = self.slots();
+        *mine = Some(agent);
+        *other = None;
+    }
 }
 
 /// The built-in agent: a system prompt, the conversation history and a model with fallbacks.

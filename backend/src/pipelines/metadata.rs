@@ -5,7 +5,9 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::config::{PipelineConfig, LOCAL_AGENT};
+use super::config::{
+    LocalAgentConfig, PipelineConfig, LANGBOT_LOCAL_AGENT, LOCAL_AGENT, RUNNER_IDS,
+};
 use crate::error::{ApiError, ApiResult};
 
 /// The kind of a config item, with its limits.
@@ -49,6 +51,23 @@ struct Section {
 const fn item(name: &'static str, en: &'static str, zh: &'static str, kind: Kind) -> Item {
     Item { name, en, zh, kind }
 }
+
+/// The built-in agent's items, under either of its runner ids.
+const AGENT_ITEMS: &[Item] = &[
+    item(
+        "model",
+        "Model (primary and fallbacks)",
+        "模型（主模型与备用）",
+        Kind::ModelSelector,
+    ),
+    item("prompt", "Prompt", "提示词", Kind::Prompt),
+    item(
+        "max-tool-rounds",
+        "Max tool-call rounds",
+        "最大工具调用轮数",
+        Kind::Integer(0, 50),
+    ),
+];
 
 const SECTIONS: &[Section] = &[
     Section {
@@ -217,7 +236,7 @@ const SECTIONS: &[Section] = &[
                 en: "Runner",
                 zh: "运行器",
                 items: &[
-                    item("id", "Runner", "运行器", Kind::Select(&[LOCAL_AGENT])),
+                    item("id", "Runner", "运行器", Kind::Select(RUNNER_IDS)),
                     item(
                         "expire-time",
                         "Conversation expiry (seconds, 0 = never)",
@@ -231,21 +250,14 @@ const SECTIONS: &[Section] = &[
                 path: "ai.runner_config.local-agent",
                 en: "Local agent",
                 zh: "内置 Agent",
-                items: &[
-                    item(
-                        "model",
-                        "Model (primary and fallbacks)",
-                        "模型（主模型与备用）",
-                        Kind::ModelSelector,
-                    ),
-                    item("prompt", "Prompt", "提示词", Kind::Prompt),
-                    item(
-                        "max-tool-rounds",
-                        "Max tool-call rounds",
-                        "最大工具调用轮数",
-                        Kind::Integer(0, 50),
-                    ),
-                ],
+                items: AGENT_ITEMS,
+            },
+            Stage {
+                name: LANGBOT_LOCAL_AGENT,
+                path: "ai.runner_config.plugin:langbot-team/LocalAgent/default",
+                en: "Local agent",
+                zh: "内置 Agent",
+                items: AGENT_ITEMS,
             },
         ],
     },
@@ -428,13 +440,36 @@ pub struct PipelineMetadata {
     pub configs: Vec<SectionMeta>,
 }
 
+/// The JSON pointer of `path.name`; a runner id's `/` is escaped (RFC 6901).
 fn pointer(path: &str, name: &str) -> String {
-    format!("/{}/{}", path.replace('.', "/"), name)
+    let mut out = String::new();
+    for part in path.split('.').chain([name]) {
+        out.push('/');
+        out.push_str(&part.replace('~', "~0").replace('/', "~1"));
+    }
+    out
+}
+
+/// The template with every runner's defaults, where the form reads its defaults.
+fn defaults() -> Value {
+    let mut defaults = serde_json::to_value(PipelineConfig::default()).unwrap_or_default();
+    if let Some(configs) = defaults
+        .pointer_mut("/ai/runner_config")
+        .and_then(Value::as_object_mut)
+    {
+        let agent = serde_json::to_value(LocalAgentConfig::default()).unwrap_or_default();
+        for id in RUNNER_IDS {
+            configs
+                .entry(id.to_string())
+                .or_insert_with(|| agent.clone());
+        }
+    }
+    defaults
 }
 
 /// The form, with the model selector listing `models` (`(uuid, name)`).
 pub fn metadata(models: &[(String, String)]) -> PipelineMetadata {
-    let defaults = serde_json::to_value(PipelineConfig::default()).unwrap_or_default();
+    let defaults = defaults();
     let configs = SECTIONS
         .iter()
         .map(|section| SectionMeta {
@@ -650,11 +685,7 @@ mod tests {
     #[test]
     fn the_form_describes_exactly_the_config() {
         let mut leaves = Vec::new();
-        leaf_paths(
-            &serde_json::to_value(PipelineConfig::default()).unwrap_or_default(),
-            "",
-            &mut leaves,
-        );
+        leaf_paths(&defaults(), "", &mut leaves);
         let mut described = described_paths();
         leaves.sort();
         described.sort();

@@ -42,7 +42,7 @@ fn version() -> String {
 pub async fn template(db: &impl ConnectionTrait, ws: &WorkspaceCtx) -> ApiResult<PipelineConfig> {
     let mut config = PipelineConfig::default();
     if let Some(starred) = crate::providers::models::starred(db, ws).await? {
-        config.ai.runner_config.local_agent.model.primary = starred;
+        config.ai.agent_mut().model.primary = starred;
     }
     Ok(config)
 }
@@ -55,8 +55,9 @@ pub async fn normalize(
 ) -> ApiResult<Value> {
     let value = serde_json::to_value(config).map_err(ApiError::internal)?;
     metadata::check_ranges(&value)?;
-    let selection = &config.ai.runner_config.local_agent.model;
-    let base = "ai.runner_config.local-agent.model";
+    let agent = config.ai.agent();
+    let selection = &agent.model;
+    let base = format!("{}.model", config.ai.agent_path());
     let mut wanted: Vec<(String, &str)> = Vec::new();
     if !selection.primary.is_empty() {
         wanted.push((format!("{base}.primary"), &selection.primary));
@@ -422,9 +423,16 @@ pub async fn referencing_models(
         .filter(|p| {
             let config: PipelineConfig =
                 serde_json::from_value(p.config.clone()).unwrap_or_default();
-            let sel = &config.ai.runner_config.local_agent.model;
-            uuids.contains(&sel.primary.as_str())
-                || sel.fallbacks.iter().any(|f| uuids.contains(&f.as_str()))
+            let c = &config.ai.runner_config;
+            let uses = [&c.local_agent, &c.langbot_local_agent]
+                .into_iter()
+                .flatten()
+                .any(|agent| {
+                    let sel = &agent.model;
+                    uuids.contains(&sel.primary.as_str())
+                        || sel.fallbacks.iter().any(|f| uuids.contains(&f.as_str()))
+                });
+            uses
         })
         .map(|p| PipelineRef {
             uuid: p.uuid,

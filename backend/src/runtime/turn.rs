@@ -250,7 +250,7 @@ async fn stages_of(
         .flatten()
         .unwrap_or_default();
     let user = ChatMessage::text("user", text);
-    let agent = &config.ai.runner_config.local_agent;
+    let agent = &config.ai.agent();
     let tools = if agent.max_tool_rounds > 0 {
         crate::tools::ToolSet::resolve(
             state,
@@ -268,7 +268,7 @@ async fn stages_of(
     let ask = Ask {
         ws: &input.ws,
         scope,
-        config: &config.ai.runner_config.local_agent,
+        config: agent,
         history: &conv.history,
         user: &user,
         message_id: &input.message_id,

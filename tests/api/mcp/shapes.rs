@@ -41,7 +41,13 @@ fn langbot_shape(tool: &str) -> Option<Shape> {
         "list_knowledge_bases" | "list_skills" => Empty,
         "create_bot" | "create_pipeline" | "get_starred_model" | "set_starred_model"
         | "get_default_model" => Object(&["uuid"]),
-        "update_bot" | "delete_bot" | "update_pipeline" | "delete_pipeline" => OkTrue,
+        "update_bot" | "delete_bot" | "update_pipeline" | "delete_pipeline"
+        | "update_processor" | "delete_processor" => OkTrue,
+        // Processors: the pipelines, as LangBot's product items (bots_pipelines.md §1.5).
+        "list_processors" => Array(&["uuid", "name", "kind", "capability"]),
+        "get_processor" => Object(&["uuid", "name", "kind", "config"]),
+        "create_processor" => Object(&["uuid", "kind"]),
+        "get_processor_metadata" => Object(&["kinds", "event_processors", "runner_config"]),
         "get_workspace_message_language" | "set_workspace_message_language" => {
             Object(&["language"])
         }
@@ -177,6 +183,21 @@ fn calls(rig: &Rig, ids: &Ids) -> Vec<(&'static str, Value)> {
             "delete_pipeline",
             json!({ "pipeline_uuid": ids.spare_pipeline }),
         ),
+        ("list_processors", json!({})),
+        ("get_processor", json!({ "processor_uuid": pipeline })),
+        ("get_processor_metadata", json!({})),
+        (
+            "create_processor",
+            json!({ "processor_data": { "kind": "pipeline", "name": "Third" } }),
+        ),
+        (
+            "update_processor",
+            json!({ "processor_uuid": ids.spare_processor, "processor_data": { "name": "Renamed" } }),
+        ),
+        (
+            "delete_processor",
+            json!({ "processor_uuid": ids.spare_processor }),
+        ),
         (
             "create_bot",
             json!({ "bot_data": super::http_bot_data("Another") }),
@@ -201,6 +222,7 @@ struct Ids {
     message: String,
     execution: String,
     spare_pipeline: String,
+    spare_processor: String,
     spare_bot: String,
 }
 
@@ -234,6 +256,15 @@ async fn every_shared_tool_answers_langbots_result_shape() {
             .ok(
                 "create_pipeline",
                 json!({ "pipeline_data": spare("Spare") }),
+            )
+            .await["uuid"]
+            .as_str()
+            .unwrap()
+            .into(),
+        spare_processor: mcp
+            .ok(
+                "create_processor",
+                json!({ "processor_data": { "kind": "pipeline", "name": "Spare processor" } }),
             )
             .await["uuid"]
             .as_str()

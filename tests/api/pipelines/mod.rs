@@ -9,6 +9,7 @@ mod delete_default;
 mod extensions;
 mod processors;
 mod run;
+mod runner_ids;
 
 use reqwest::Method;
 use serde_json::Value;

@@ -99,3 +99,51 @@ async fn a_missing_processor_is_404() {
         res.text
     );
 }
+
+#[tokio::test]
+async fn a_processor_update_and_delete_are_the_pipelines() {
+    let app = spawn_app().await;
+    let owner = app.init_owner().await;
+    let res = app
+        .send_as(
+            &owner,
+            Method::POST,
+            AGENTS,
+            &json!({ "kind": "pipeline", "name": "Support" }),
+        )
+        .await;
+    let uuid = res.data()["uuid"].as_str().unwrap().to_string();
+    let at = format!("{AGENTS}/{uuid}");
+    // LangBot's editor saves name, emoji and a config section.
+    let body = json!({ "name": "Renamed", "emoji": "🛟",
+                       "config": { "output": { "misc": { "at-sender": false } } } });
+    app.send_as(&owner, Method::PUT, &at, &body).await.data();
+    let pipeline = app.pipeline(&owner, &uuid).await;
+    assert_eq!(pipeline["name"], "Renamed");
+    assert_eq!(pipeline["emoji"], "🛟");
+    assert_eq!(pipeline["config"]["output"]["misc"]["at-sender"], false);
+    // The other sections are kept.
+    assert_eq!(pipeline["config"]["ai"]["runner"]["id"], "local-agent");
+    // A bad config is refused as the pipeline's update refuses it, naming the path.
+    let bad = json!({ "config": { "safety": { "rate-limit": { "limitation": -1 } } } });
+    let res = app.send_as(&owner, Method::PUT, &at, &bad).await;
+    res.assert_error(400, "invalid_request");
+    assert!(
+        res.text.contains("safety.rate-limit.limitation"),
+        "{}",
+        res.text
+    );
+
+    let res = app.send_as(&owner, Method::DELETE, &at, &json!(null)).await;
+    assert_eq!(res.status, 200, "{}", res.text);
+    app.get_as(&owner, &at)
+        .await
+        .assert_error(404, "resource_not_found");
+    // Deleting again, or a processor that never was: 404 (LangBot answers a 500).
+    app.send_as(&owner, Method::DELETE, &at, &json!(null))
+        .await
+        .assert_error(404, "resource_not_found");
+    app.send_as(&owner, Method::PUT, &at, &json!({ "name": "x" }))
+        .await
+        .assert_error(404, "resource_not_found");
+}

@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{Input, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, McpTool, NoBody, NoParams, OpMeta, Operation};
 use crate::error::ApiResult;
 use crate::pipelines::dto::{Pipeline, PipelineListQuery};
 use crate::pipelines::metadata::{self, SectionMeta};
@@ -109,7 +109,8 @@ impl Operation for ListProcessors {
         .tag("pipelines")
         .summary("The Workspace's processors: its pipelines, as `kind: pipeline`")
         .description("LangBot's processor list; `config` is left out.")
-        .permission(Permission::ResourceView);
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::list("agents"));
     type Path = NoParams;
     type Query = PipelineListQuery;
     type Body = NoBody;
@@ -147,7 +148,8 @@ impl Operation for GetProcessorMetadata {
             "LangBot's shape. Pipelines are the only processors here: `event_processors` and \\
              `platform_tools` are empty and `host_tools` is `null`.",
         )
-        .permission(Permission::ResourceView);
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT);
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;

@@ -1,6 +1,7 @@
-//! `POST /agents` and `GET /agents/{uuid}`: LangBot's "Create Processors" form and the page
-//! it opens next. Pipelines are the only processors
-//! here, so `kind: "pipeline"` creates a pipeline and the other kinds are refused.
+//! `POST /agents`, `GET`, `PUT` and `DELETE /agents/{uuid}`: LangBot's processor API (its
+//! "Create Processors" form, the page it opens next, and the MCP tools of the same names).
+//! Pipelines are the only processors here, so `kind: "pipeline"` creates a pipeline, the other
+//! kinds are refused, and an update or delete is the pipeline's.
 
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -9,10 +10,12 @@ use validator::Validate;
 
 use super::Processor;
 use crate::access::{Permission, RequestCtx};
-use crate::catalog::{Input, Name, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, McpResult, McpTool, Name, NoBody, NoParams, Null, OpMeta, Operation};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::pipelines::config::PipelineConfig;
-use crate::pipelines::dto::{CreatePipelineBody, ExtensionsPreferences, Pipeline};
+use crate::pipelines::dto::{
+    CreatePipelineBody, ExtensionsPreferences, Pipeline, PipelineDeleted, UpdatePipelineBody,
+};
 use crate::pipelines::service;
 use crate::state::AppState;
 
@@ -70,7 +73,8 @@ impl Operation for CreateProcessor {
              and `event_processor` are 400 (no agent runners or plugin processors here).",
         )
         .permission(Permission::ResourceManage)
-        .errors(&[ErrorCode::InvalidRequest]);
+        .errors(&[ErrorCode::InvalidRequest])
+        .mcp(McpTool::body("processor_data"));
     type Path = NoParams;
     type Query = NoParams;
     type Body = CreateProcessorBody;
@@ -134,7 +138,8 @@ impl Operation for GetProcessor {
         .tag("pipelines")
         .summary("A processor with its settings: a pipeline, as `kind: pipeline`")
         .description("LangBot's processor page reads it after creating a processor.")
-        .permission(Permission::ResourceView);
+        .permission(Permission::ResourceView)
+        .mcp(McpTool::FLAT.result(McpResult::Member("agent")));
     type Path = ProcessorPath;
     type Query = NoParams;
     type Body = NoBody;
@@ -157,6 +162,70 @@ impl Operation for GetProcessor {
                 config,
                 extensions_preferences,
             },
+        })
+    }
+}
+
+/// `PUT /agents/{processor_uuid}`: a pipeline's update, as LangBot forwards it.
+pub struct UpdateProcessor;
+
+impl Operation for UpdateProcessor {
+    const META: OpMeta = OpMeta::put("update_processor", "/agents/{processor_uuid}")
+        .tag("pipelines")
+        .summary("Update a processor: the pipeline's update")
+        .description(
+            "As `PUT /pipelines/{pipeline_uuid}`: config sections supplied replace the stored ones \
+             in full; omitted sections are kept; the merged config is validated.",
+        )
+        .permission(Permission::ResourceManage)
+        .mcp(McpTool::body("processor_data").result(McpResult::Ok));
+    type Path = ProcessorPath;
+    type Query = NoParams;
+    type Body = UpdatePipelineBody;
+    type Output = Null;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        input: Input<ProcessorPath, NoParams, UpdatePipelineBody>,
+    ) -> ApiResult<Null> {
+        let ws = ctx.workspace()?;
+        service::update(&state.db, ws, &input.path.processor_uuid, input.body).await?;
+        Ok(Null)
+    }
+}
+
+/// `DELETE /agents/{processor_uuid}`: the pipeline's delete.
+pub struct DeleteProcessor;
+
+impl Operation for DeleteProcessor {
+    const META: OpMeta = OpMeta::delete("delete_processor", "/agents/{processor_uuid}")
+        .tag("pipelines")
+        .summary("Delete a processor: the pipeline's delete")
+        .description(
+            "As `DELETE /pipelines/{pipeline_uuid}` without `cascade`: while bot routes target \
+             the pipeline, 409 `pipeline_in_use` listing them (LangBot answers a 500 for a \
+             missing one; this is a 404).",
+        )
+        .permission(Permission::ResourceManage)
+        .errors(&[ErrorCode::PipelineInUse])
+        .mcp(McpTool::FLAT.result(McpResult::Ok));
+    type Path = ProcessorPath;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = PipelineDeleted;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        input: Input<ProcessorPath, NoParams, NoBody>,
+    ) -> ApiResult<PipelineDeleted> {
+        let ws = ctx.workspace()?;
+        let (removed_routes, new_default_pipeline) =
+            service::delete(&state.db, ws, &input.path.processor_uuid, false).await?;
+        Ok(PipelineDeleted {
+            removed_routes,
+            new_default_pipeline,
         })
     }
 }

@@ -14,7 +14,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { notifySuccess } from '../../components/notify';
 import { ConfigForm, type CustomRenderer, validateFields } from '../../forms/ConfigForm';
 import { localize } from '../../forms/fields';
-import { itemPathOf, sectionInitial, sectionSubmitted, stageForms } from './sectionValues';
+import { activeStages, itemPathOf, sectionInitial, sectionSubmitted, stageForms } from './sectionValues';
 import { useUpdatePipeline } from './queries';
 
 type Values = Record<string, unknown>;
@@ -32,7 +32,7 @@ export function SectionEditor({ pipeline, section, canEdit }: { pipeline: Pipeli
   const form = useForm<Values>({
     mode: 'controlled',
     initialValues: sectionInitial(pipeline.config, section.name, stages),
-    validate: (values) => Object.assign({}, ...stages.map((s) => validateFields(s.fields, (get(values, s.path) ?? {}) as Record<string, unknown>, t, s.path))) as Record<string, string>,
+    validate: (values) => Object.assign({}, ...activeStages(stages, values).map((s) => validateFields(s.fields, (get(values, s.path) ?? {}) as Record<string, unknown>, t, s.path))) as Record<string, string>,
   });
 
   // The promise, not mutate's callbacks: a save refetches the pipeline, whose new `updated_at`
@@ -57,7 +57,7 @@ export function SectionEditor({ pipeline, section, canEdit }: { pipeline: Pipeli
   return (
     <form onSubmit={form.onSubmit(submit)} noValidate data-testid={`section-${section.name}`}>
       <Stack>
-        {stages.map((stage) => (
+        {activeStages(stages, form.getValues()).map((stage) => (
           <Card key={stage.path} withBorder padding="md" component="fieldset" disabled={!canEdit} style={{ minWidth: 0 }}>
             <Title order={2} size="h5" mb="xs" component="legend">
               {localize(stage.label, i18n.language)}

@@ -33,17 +33,49 @@ function setAt(root: Record<string, unknown>, path: string, value: Record<string
   node[parts[parts.length - 1] ?? ''] = value;
 }
 
+// A runner's own settings are a stage at `ai.runner_config.<runner id>`. One runner answers
+// (`ai.runner.id`), so only its stage is shown and sent; the built-in agent has two ids
+// (`local-agent` and LangBot's `plugin:langbot-team/LocalAgent/default`), and whichever is
+// picked starts from the settings stored under either.
+const RUNNER_CONFIG = 'ai.runner_config.';
+
+function isRunnerStage(stage: StageForm): boolean {
+  return stage.path.startsWith(RUNNER_CONFIG);
+}
+
+function runnerId(values: Record<string, unknown>): unknown {
+  return (at(values, 'ai.runner') as { id?: unknown }).id;
+}
+
+/** The stages to show and send: every stage but the runners not picked. */
+export function activeStages(stages: StageForm[], values: Record<string, unknown>): StageForm[] {
+  const id = runnerId(values);
+  return stages.filter((s) => !isRunnerStage(s) || s.name === id);
+}
+
 /** The form's values: `{ [section]: … }` with each stage's items filled (stored, else default). */
 export function sectionInitial(config: Record<string, unknown>, section: string, stages: StageForm[]): Record<string, unknown> {
   const root: Record<string, unknown> = { [section]: structuredClone(config[section] ?? {}) };
-  for (const stage of stages) setAt(root, stage.path, { ...at(root, stage.path), ...initialValues(stage.fields, at(root, stage.path)) });
+  const id = runnerId(root);
+  const stored = stages.filter(isRunnerStage).map((s) => at(root, s.path));
+  const runnerSource = at(root, `${RUNNER_CONFIG}${String(id)}`);
+  const shared = Object.keys(runnerSource).length ? runnerSource : (stored.find((v) => Object.keys(v).length) ?? {});
+  for (const stage of stages) {
+    const source = isRunnerStage(stage) ? structuredClone(shared) : at(root, stage.path);
+    setAt(root, stage.path, { ...source, ...initialValues(stage.fields, source) });
+  }
   return root;
 }
 
-/** The section to send: what was stored, with every stage's visible items as edited. */
+/** The section to send: what was stored, with every active stage's visible items as edited
+ *  (and no settings for a runner not picked). */
 export function sectionSubmitted(values: Record<string, unknown>, section: string, stages: StageForm[]): Record<string, unknown> {
   const root: Record<string, unknown> = { [section]: structuredClone(values[section] ?? {}) };
-  for (const stage of stages) setAt(root, stage.path, { ...at(root, stage.path), ...submittedValues(stage.fields, at(root, stage.path)) });
+  const active = activeStages(stages, root);
+  for (const stage of stages.filter((s) => isRunnerStage(s) && !active.includes(s))) {
+    delete at(root, stage.path.slice(0, stage.path.lastIndexOf('.')))[stage.name];
+  }
+  for (const stage of active) setAt(root, stage.path, { ...at(root, stage.path), ...submittedValues(stage.fields, at(root, stage.path)) });
   return root[section] as Record<string, unknown>;
 }
 
