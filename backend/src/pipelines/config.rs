@@ -231,7 +231,8 @@ pub struct AiConfig {
     pub runner_config: RunnerConfigs,
 }
 
-/// The runner that answers: the built-in agent, as `local-agent` or [`LANGBOT_LOCAL_AGENT`].
+/// The runner that answers: the built-in agent, as `local-agent` or as LangBot's
+/// `plugin:langbot-team/LocalAgent/default`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunnerRef {

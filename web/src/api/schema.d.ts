@@ -61,9 +61,17 @@ export interface paths {
          * @description LangBot's processor page reads it after creating a processor.
          */
         get: operations["get_processor"];
-        put?: never;
+        /**
+         * Update a processor: the pipeline's update
+         * @description As `PUT /pipelines/{pipeline_uuid}`: config sections supplied replace the stored ones in full; omitted sections are kept; the merged config is validated.
+         */
+        put: operations["update_processor"];
         post?: never;
-        delete?: never;
+        /**
+         * Delete a processor: the pipeline's delete
+         * @description As `DELETE /pipelines/{pipeline_uuid}` without `cascade`: while bot routes target the pipeline, 409 `pipeline_in_use` listing them (LangBot answers a 500 for a missing one; this is a 404).
+         */
+        delete: operations["delete_processor"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3910,7 +3918,11 @@ export interface components {
             /** @description `completed`, `ignored`, `failed` or `unknown` (timed out). */
             status: string;
         };
-        /** @description Per-runner configuration, keyed by runner id. */
+        /**
+         * @description Per-runner configuration, keyed by runner id. Both keys configure the one built-in agent;
+         *     the one under `ai.runner.id` is used, else the other (a pipeline switched between the two
+         *     names keeps its settings).
+         */
         RunnerConfigs: {
             /**
              * @default {
@@ -3927,9 +3939,11 @@ export interface components {
              *       ]
              *     }
              */
-            "local-agent": components["schemas"]["LocalAgentConfig"];
+            "local-agent": null | components["schemas"]["LocalAgentConfig"];
+            /** @default null */
+            "plugin:langbot-team/LocalAgent/default": null | components["schemas"]["LocalAgentConfig"];
         };
-        /** @description The runner that answers (`local-agent`, the built-in one). */
+        /** @description The runner that answers: the built-in agent, as `local-agent` or [`LANGBOT_LOCAL_AGENT`]. */
         RunnerRef: {
             /**
              * Format: int64
@@ -4777,6 +4791,190 @@ export interface operations {
             };
             /** @description Error: resource_not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_processor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                processor_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePipeline"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: null;
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_processor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                processor_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["PipelineDeleted"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: pipeline_in_use */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

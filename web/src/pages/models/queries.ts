@@ -83,8 +83,10 @@ export function allPipelines(): Promise<Pipeline[]> {
 export function pipelinesUsing(pipelines: Pipeline[], models: string[]): Pipeline[] {
   const wanted = new Set(models);
   return pipelines.filter((p) => {
-    const selection = p.config.ai.runner_config['local-agent'].model;
-    return wanted.has(selection.primary) || selection.fallbacks.some((f) => wanted.has(f));
+    const c = p.config.ai.runner_config;
+    return [c['local-agent'], c['plugin:langbot-team/LocalAgent/default']].some(
+      (agent) => !!agent && (wanted.has(agent.model.primary) || agent.model.fallbacks.some((f) => wanted.has(f))),
+    );
   });
 }
 

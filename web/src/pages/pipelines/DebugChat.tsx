@@ -12,6 +12,7 @@ import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import { session } from '../../api/session';
 import type { LlmCallRow, Pipeline } from '../../api/types';
+import { agentOf } from './agent';
 import { authFrame, messageFrame, parseFrame, socketUrl } from './chatSocket';
 
 interface Turn {
@@ -182,7 +183,7 @@ function AnsweredBy({ executionId, pipeline }: { executionId: string; pipeline: 
   });
   const items = (calls.data?.pages.llm_calls?.items ?? []) as unknown as LlmCallRow[];
   const answered = [...items].reverse().find((c) => c.status === 'success') ?? items[items.length - 1];
-  const primary = pipeline.config.ai.runner_config['local-agent'].model.primary;
+  const primary = agentOf(pipeline.config)?.model.primary ?? '';
   return (
     <Group gap="xs" mt={4} data-testid="chat-meta">
       {answered && (

@@ -73,7 +73,7 @@ export function sectionSubmitted(values: Record<string, unknown>, section: strin
   const root: Record<string, unknown> = { [section]: structuredClone(values[section] ?? {}) };
   const active = activeStages(stages, root);
   for (const stage of stages.filter((s) => isRunnerStage(s) && !active.includes(s))) {
-    delete at(root, stage.path.slice(0, stage.path.lastIndexOf('.')))[stage.name];
+    Reflect.deleteProperty(at(root, stage.path.slice(0, stage.path.lastIndexOf('.'))), stage.name);
   }
   for (const stage of active) setAt(root, stage.path, { ...at(root, stage.path), ...submittedValues(stage.fields, at(root, stage.path)) });
   return root[section] as Record<string, unknown>;
