@@ -18,6 +18,8 @@ pub fn catalog() -> &'static Catalog {
         use crate::pipelines::ops as pipes;
         use crate::plugins::ops as plugins;
         use crate::providers::ops as prov;
+        use crate::runtime::langbot_ws::connect as lbws_connect;
+        use crate::runtime::langbot_ws::ops as lbws;
         use crate::runtime::ops as rt;
         use crate::system::ops as system;
         use crate::tools::ops as tools;
@@ -150,6 +152,12 @@ pub fn catalog() -> &'static Catalog {
             op::<rt::ResetSessionContext>(),
             op::<rt::RunPipeline>(),
             op::<rt::PipelineDebugChat>(),
+            // LangBot's dashboard debug chat protocol
+            op::<lbws_connect::ConnectPipelineWsChat>(),
+            op::<lbws::GetPipelineWsMessages>(),
+            op::<lbws::ResetPipelineWsSession>(),
+            op::<lbws::ListPipelineWsConnections>(),
+            op::<lbws::BroadcastPipelineWsMessage>(),
             op::<crate::runtime::adapters::send::SendMessage>(),
             // monitoring
             op::<mon::GetMonitoringOverview>(),

@@ -11,7 +11,8 @@ use futures_util::StreamExt;
 use serde_json::{json, Value};
 
 use super::output::WebSocket;
-use super::{authorize, input, request, Input, Operation, QueryInput};
+use super::{authorize, input, request, Input, OpMeta, Operation, QueryInput};
+use crate::access::{Credentials, RequestCtx};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -21,9 +22,32 @@ const AUTH_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Socket {
     session: actix_ws::Session,
     frames: actix_ws::MessageStream,
+    /// What authorized the connection, kept so a session can check it again later.
+    grant: Option<Grant>,
+}
+
+/// The credentials a socket was authorized with, against its operation's declaration.
+struct Grant {
+    state: std::sync::Arc<AppState>,
+    meta: OpMeta,
+    creds: Credentials,
+    base: RequestCtx,
+    workspace: Option<uuid::Uuid>,
 }
 
 impl Socket {
+    /// Authorizes the connection's credentials again (a long-lived socket outlives a logout,
+    /// a removal from the Workspace or a role change): the fresh context, or `None` when
+    /// they no longer grant the operation in the same Workspace.
+    pub async fn reauthorize(&self) -> Option<RequestCtx> {
+        let grant = self.grant.as_ref()?;
+        let ctx = authorize(&grant.state, &grant.meta, &grant.creds, grant.base.clone())
+            .await
+            .ok()?;
+        let workspace = ctx.workspace.as_ref().map(|w| w.uuid);
+        (workspace == grant.workspace).then_some(ctx)
+    }
+
     /// Sends one JSON frame; false once the peer has gone.
     pub async fn send(&mut self, frame: &Value) -> bool {
         self.session.text(frame.to_string()).await.is_ok()
@@ -108,7 +132,11 @@ async fn connect<O: Operation<Output = WebSocket>>(
         );
     }
     let (response, session, frames) = actix_ws::handle(&req, payload)?;
-    let mut socket = Socket { session, frames };
+    let mut socket = Socket {
+        session,
+        frames,
+        grant: None,
+    };
     let state = state.into_inner();
     actix_web::rt::spawn(async move {
         // Without a token so far, the first frame must authenticate.
@@ -121,9 +149,16 @@ async fn connect<O: Operation<Output = WebSocket>>(
             creds.bearer = frame["token"].as_str().map(str::to_string);
             creds.workspace_id = frame["workspace_uuid"].as_str().map(str::to_string);
         }
-        let Ok(ctx) = authorize(&state, &O::META, &creds, base).await else {
+        let Ok(ctx) = authorize(&state, &O::META, &creds, base.clone()).await else {
             return socket.refuse("Unauthorized").await;
         };
+        socket.grant = Some(Grant {
+            state: state.clone(),
+            meta: O::META,
+            workspace: ctx.workspace.as_ref().map(|w| w.uuid),
+            creds,
+            base,
+        });
         let input = match (path, query) {
             (Ok(path), Ok(query)) => Input {
                 path,

@@ -10,6 +10,7 @@ pub mod conversation;
 pub mod debug_ws;
 pub mod dispatch;
 pub mod http_bot;
+pub mod langbot_ws;
 pub mod message;
 pub mod ops;
 pub mod recorder;

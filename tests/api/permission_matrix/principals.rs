@@ -28,6 +28,7 @@ fn enum_placeholder(name: &str, path: &str) -> Option<&'static str> {
         "source" if path.starts_with("/monitoring/executions/") => Some("auto"),
         "kind" if path.starts_with("/monitoring/records/") => Some("messages"),
         "kind" if path.starts_with("/monitoring/details/") => Some("message"),
+        "session_type" if path.starts_with("/pipelines/") => Some("person"),
         _ => None,
     }
 }
@@ -79,6 +80,7 @@ fn probe_body(operation_id: &str) -> Value {
         "update_member_role" => json!({ "role": "viewer" }),
         "dry_run_bot_event_route" => json!({ "event_type": "message.received" }),
         "run_pipeline" => json!({ "message": "permission matrix probe" }),
+        "broadcast_pipeline_ws_message" => json!({ "message": "permission matrix probe" }),
         "send_message" => json!({
             "target_type": "person",
             "target_id": "1",

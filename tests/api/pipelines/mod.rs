@@ -7,6 +7,7 @@ mod debug_ws;
 mod default;
 mod delete_default;
 mod extensions;
+mod langbot_ws;
 mod processors;
 mod run;
 mod runner_ids;

@@ -124,6 +124,16 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
         ("run_pipeline", Some(json!({ "message": "intruder run" }))),
         // A plain GET of the debug socket is authorized and checked, then told to upgrade.
         ("pipeline_debug_chat", None),
+        // LangBot's debug chat protocol: the socket (plain GET, as above), its history,
+        // reset, connections and broadcast.
+        ("connect_pipeline_ws_chat", None),
+        ("get_pipeline_ws_messages", None),
+        ("reset_pipeline_ws_session", None),
+        ("list_pipeline_ws_connections", None),
+        (
+            "broadcast_pipeline_ws_message",
+            Some(json!({ "message": "intruder broadcast" })),
+        ),
         // Bots and routes.
         (
             "create_bot",
@@ -371,6 +381,8 @@ impl Targets {
             "kind" if path.starts_with("/monitoring/records/") => "messages".into(),
             "kind" if path.starts_with("/monitoring/details/") => "message".into(),
             "identifier" if path.starts_with("/monitoring/details/") => self.message.clone(),
+            // The debug chat's session type picks a chat, not a resource.
+            "session_type" if path.starts_with("/pipelines/") => "person".into(),
             // A requester or adapter name: global, see GLOBAL_PATH_PARAMETERS.
             "name" if path.starts_with("/provider/requesters/") => "openai-chat-completions".into(),
             "adapter_name" if path.starts_with("/platform/adapters/") => "http_bot".into(),

@@ -948,6 +948,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pipelines/{pipeline_uuid}/ws/broadcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a notice to every open debug chat connection of a pipeline
+         * @description Each connection receives `{"type":"broadcast","message","timestamp"}`.
+         */
+        post: operations["broadcast_pipeline_ws_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pipelines/{pipeline_uuid}/ws/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Debug chat with a pipeline over LangBot's dashboard WebSocket protocol
+         * @description LangBot 4.11.2's dashboard protocol. Receive `connected`; send `{"type":"message","message":[chain],"stream":true}`, `ping` or `disconnect`; receive `user_message` and `response` frames `{type, session_type, data: WebSocketMessage}` (a streamed reply repeats its id with the text so far and `is_final: false`), `pong`, `broadcast` and `error`.
+         */
+        get: operations["connect_pipeline_ws_chat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pipelines/{pipeline_uuid}/ws/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The debug chat's open connections to a pipeline, with the Workspace's statistics
+         * @description Across replicas; a connection of a replica that died drops out within minutes.
+         */
+        get: operations["list_pipeline_ws_connections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pipelines/{pipeline_uuid}/ws/messages/{session_type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The debug chat's history of a pipeline's person or group chat
+         * @description Shared by every connection of the pipeline and session type (the last 200).
+         */
+        get: operations["get_pipeline_ws_messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pipelines/{pipeline_uuid}/ws/reset/{session_type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear a debug chat: its history, and what the model remembers of it
+         * @description Clears the history of the pipeline's person or group chat, and starts the model's conversation afresh: the shared group chat's, or each open person chat's.
+         */
+        post: operations["reset_pipeline_ws_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/platform/adapters": {
         parameters: {
             query?: never;
@@ -2356,6 +2456,10 @@ export interface components {
             /** Format: int64 */
             recent_error_count: number;
         };
+        Broadcast: {
+            /** @description Shown by LangBot's dashboard as a notice. */
+            message: string;
+        };
         /**
          * @description Time-series bucket size.
          * @enum {string}
@@ -2376,6 +2480,15 @@ export interface components {
         ChangePasswordRequest: {
             current_password: string;
             new_password: string;
+        };
+        ChatConnections: {
+            /** @description This pipeline's connections. */
+            connections: components["schemas"]["ConnectionInfo"][];
+            stats: components["schemas"]["ConnectionStats"];
+        };
+        ChatMessages: {
+            /** @description Oldest first; the last 200. */
+            messages: components["schemas"]["WsMessage"][];
         };
         /** @description One config field. */
         ConfigField: {
@@ -2402,6 +2515,28 @@ export interface components {
         ConfigFileKey: {
             /** @description Put this in the field's value; the plugin reads the file by it. */
             file_key: string;
+        };
+        /** @description One live connection (LangBot's shape). */
+        ConnectionInfo: {
+            connection_id: string;
+            /** @description RFC 3339. */
+            created_at: string;
+            is_active: boolean;
+            /** @description RFC 3339: the last frame from the client (or the last refresh). */
+            last_active: string;
+            session_type: components["schemas"]["SessionType"];
+        };
+        /** @description LangBot's connection statistics, over the Workspace's connections. */
+        ConnectionStats: {
+            connections_by_pipeline: {
+                [key: string]: number;
+            };
+            connections_by_session_type: {
+                [key: string]: number;
+            };
+            /** @description Pipelines with a connection. */
+            pipelines: number;
+            total_connections: number;
         };
         ContentFilter: {
             /** @default true */
@@ -2538,6 +2673,9 @@ export interface components {
         };
         /** @enum {string} */
         DetailsKind: "message" | "session";
+        Done: {
+            message: string;
+        };
         /** @description A hypothetical event to route. */
         DryRunRequest: {
             /** @description `bot_account_id` here makes `is_at_bot` computable. */
@@ -4472,6 +4610,25 @@ export interface components {
         };
         WorkspaceName: {
             name: string;
+        };
+        /** @description One chat message, as LangBot's dashboard renders it (`WebSocketMessage`). */
+        WsMessage: {
+            /** @description The connection that sent a user message; empty for replies. */
+            connection_id: string;
+            content: string;
+            /**
+             * Format: int64
+             * @description Numbers the messages of one history; a streamed reply keeps its id while it grows.
+             */
+            id: number;
+            /** @description False while a streamed reply is still growing. */
+            is_final: boolean;
+            /** @description LangBot message chain components (`{"type":"Plain","text":…}`, …). */
+            message_chain: Record<string, never>[];
+            /** @description `user` or `assistant`. */
+            role: string;
+            /** @description RFC 3339. */
+            timestamp: string;
         };
     };
     responses: never;
@@ -9814,6 +9971,424 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    broadcast_pipeline_ws_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipeline_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Broadcast"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["Done"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    connect_pipeline_ws_chat: {
+        parameters: {
+            query?: {
+                /** @description `person` (default: a chat of this connection) or `group` (one chat shared by all). */
+                session_type?: components["schemas"]["SessionType"];
+            };
+            header?: never;
+            path: {
+                pipeline_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: a WebSocket of JSON text frames. Authenticate with the session token in `Authorization`, `?token=`, or a first `{"type":"authenticate","token":…}` frame. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_pipeline_ws_connections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipeline_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["ChatConnections"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_pipeline_ws_messages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipeline_uuid: string;
+                /** @description `person` or `group`. */
+                session_type: components["schemas"]["SessionType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["ChatMessages"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reset_pipeline_ws_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipeline_uuid: string;
+                /** @description `person` or `group`. */
+                session_type: components["schemas"]["SessionType"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["Done"];
+                        msg: string;
+                    };
+                };
             };
             /** @description Error: invalid_request */
             400: {
