@@ -4081,7 +4081,10 @@ export interface components {
             /** @default null */
             "plugin:langbot-team/LocalAgent/default": null | components["schemas"]["LocalAgentConfig"];
         };
-        /** @description The runner that answers: the built-in agent, as `local-agent` or [`LANGBOT_LOCAL_AGENT`]. */
+        /**
+         * @description The runner that answers: the built-in agent, as `local-agent` or as LangBot's
+         *     `plugin:langbot-team/LocalAgent/default`.
+         */
         RunnerRef: {
             /**
              * Format: int64
