@@ -116,6 +116,8 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
         ),
         ("get_pipeline", None),
         ("get_processor", None),
+        ("update_processor", Some(json!({ "name": "Hijacked" }))),
+        ("delete_processor", None),
         ("update_pipeline", Some(json!({ "name": "Hijacked" }))),
         ("delete_pipeline", None),
         ("copy_pipeline", None),
