@@ -135,6 +135,7 @@ pub fn catalog() -> &'static Catalog {
             op::<plugins::UpdatePluginConfig>(),
             op::<plugins::GetPluginReadme>(),
             op::<plugins::GetPluginIcon>(),
+            op::<plugins::GetPluginAuthenticatedIcon>(),
             op::<plugins::GetPluginLogs>(),
             op::<plugins::GetPluginSystemStatus>(),
             // adapters, bots, routes
@@ -147,6 +148,7 @@ pub fn catalog() -> &'static Catalog {
             op::<bots::UpdateBot>(),
             op::<bots::DeleteBot>(),
             op::<bots::DryRunBotEventRoute>(),
+            op::<bots::GetBotLogs>(),
             // runtime
             op::<rt::ListBotEventRouteStatuses>(),
             op::<rt::ResetSessionContext>(),

@@ -1,10 +1,13 @@
 // LangBot 4.11.2's own web UI (from its PyPI wheel, see langbot-dist.ts) served by this server,
 // driven through its own forms as a new LangBot user would: log in, skip the quick-start
 // wizard, open the dashboard, add a provider (against the fake OpenAI upstream) and a model,
-// create a pipeline through the "Create Processors" form, create an HTTP bot routed to it
-// through the bot form and set it up, then open the dashboard again.
+// create a pipeline through the "Create Processors" form, edit it in its editor and chat with
+// it in its debug chat, create an HTTP bot routed to it through the bot form and set it up,
+// then open the dashboard again.
 // Every /api/ response is recorded; none may fail, and the counts by status and the calls
 // answered "not available" are printed for the release note.
+import { createHmac } from 'node:crypto';
+
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -21,11 +24,12 @@ const MODEL = 'fake-gpt';
 const PIPELINE = 'Support pipeline';
 const BOT = 'Support bot';
 const CALLBACK = 'http://127.0.0.1:9/callback';
+const LANGBOT_RUNNER = 'plugin:langbot-team/LocalAgent/default';
 
 // Calls this server answers with LangBot's "none / not available" shapes (features it does not
 // have: knowledge bases, skills, the assistant, the marketplace (its runner search and
 // recommendations too), Box, background tasks, release checks, user feedback, the
-// legacy-pipeline migration).
+// legacy-pipeline migration: a pipeline made here with LangBot's runner id is current).
 const NOT_AVAILABLE = [
   '/api/v1/knowledge/bases',
   '/api/v1/knowledge/migration/status',
@@ -177,7 +181,8 @@ describe("LangBot's own web UI", () => {
     // A pipeline, the only processor kind here (the form's default choice).
     await page.getByText('Pipeline', { exact: true }).first().click();
     await page.locator('main [role=combobox]').first().click();
-    await page.getByRole('option', { name: 'local-agent' }).click();
+    // The built-in agent under LangBot's runner id: LangBot's UI edits only such pipelines.
+    await page.getByRole('option', { name: LANGBOT_RUNNER }).click();
     await page.locator('main input[name=name]').fill(PIPELINE);
     await page.getByRole('button', { name: 'Submit' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('id')).not.toBe('new');
@@ -185,8 +190,56 @@ describe("LangBot's own web UI", () => {
     await shot(page, 'langbot-ui-pipeline');
 
     const pipelines = (await api('GET', '/api/v1/pipelines')).data.pipelines as { uuid: string; name: string; emoji: string; config: { ai: { runner: { id: string } } } }[];
-    expect(pipelines.map((p) => [p.name, p.emoji, p.config.ai.runner.id])).toEqual([[PIPELINE, '⚙️', 'local-agent']]);
+    expect(pipelines.map((p) => [p.name, p.emoji, p.config.ai.runner.id])).toEqual([[PIPELINE, '⚙️', LANGBOT_RUNNER]]);
     expect(new URL(page.url()).searchParams.get('id')).toBe(pipelines[0]?.uuid);
+  });
+
+  it('edits the pipeline in its editor and chats with it in its debug chat', async () => {
+    // Its editor opened after creating it: editable (no legacy gate), with its guide on top.
+    const guide = page.getByText('User guide');
+    if (await guide.isVisible().catch(() => false)) await page.getByText('Skip', { exact: true }).last().click();
+    expect(await page.getByText('Legacy configuration is read-only').count()).toBe(0);
+    // The AI tab: the built-in agent's own form under LangBot's runner id. LangBot names no
+    // default model until one is starred, so the pipeline has none yet: pick it.
+    await page.getByText('AI', { exact: true }).first().click();
+    await page.getByText('Max tool-call rounds').first().waitFor();
+    await page.locator('xpath=//*[normalize-space(text())="Primary Model"]/following::button[@role="combobox"][1]').click();
+    await page.getByRole('option', { name: MODEL }).click();
+    await shot(page, 'langbot-ui-pipeline-ai');
+    // The Trigger tab: its label is not tied to its input, so the input after it.
+    await page.getByText('Trigger', { exact: true }).first().click();
+    await page.locator('xpath=//*[normalize-space(text())="Random response probability"]/following::input[1]').fill('0.25');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const pipelineUuid = new URL(page.url()).searchParams.get('id') ?? '';
+    interface Stored {
+      trigger: { 'group-respond-rules': { random: number } };
+      ai: { runner: { id: string }; runner_config: Record<string, { model: { primary: string } }> };
+    }
+    const stored = async () => (await api('GET', `/api/v1/pipelines/${pipelineUuid}`)).data.pipeline.config as Stored;
+    await expect.poll(async () => (await stored()).trigger['group-respond-rules'].random).toBe(0.25);
+    const { ai } = await stored();
+    const model = ((await api('GET', '/api/v1/provider/models/llm')).data.models as { uuid: string }[])[0]?.uuid;
+    expect([ai.runner.id, ai.runner_config[LANGBOT_RUNNER]?.model.primary]).toEqual([LANGBOT_RUNNER, model]);
+
+    // The debug chat (LangBot's WebSocket protocol): a private message answered by the model.
+    await page.getByText('Connected', { exact: true }).waitFor();
+    await page.getByPlaceholder('Send Private Chat message').fill('Hi there');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('Hello from the fake.').waitFor({ timeout: 30_000 }).catch(async (e: unknown) => {
+      console.log(JSON.stringify((await api('GET', '/api/v1/monitoring/executions')).data.items));
+      throw e;
+    });
+    await shot(page, 'langbot-ui-debug-chat');
+    // Its run logs: the monitoring of this pipeline, where the debug turn is recorded.
+    await page.getByText('Run logs', { exact: true }).click();
+    await page.waitForLoadState('networkidle');
+    await shot(page, 'langbot-ui-pipeline-logs');
+    await page.getByText('Configure & debug', { exact: true }).click();
+    const history = (await api('GET', `/api/v1/pipelines/${pipelineUuid}/ws/messages/person`)).data.messages as { role: string; content: string }[];
+    expect(history.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'Hi there'],
+      ['assistant', 'Hello from the fake.'],
+    ]);
   });
 
   it('creates an HTTP bot routed to that pipeline through the bot form, then sets it up', async () => {
@@ -226,6 +279,27 @@ describe("LangBot's own web UI", () => {
     expect(bot?.event_bindings.length).toBeGreaterThan(0);
     for (const route of bot?.event_bindings ?? []) expect([route.target_type, route.target_uuid]).toEqual(['pipeline', pipeline]);
     expect(new URL(page.url()).searchParams.get('id')).toBe(bot?.uuid);
+  });
+
+  it("shows a message the bot received in the bot's Logs and Sessions tabs", async () => {
+    const bot = ((await api('GET', '/api/v1/platform/bots')).data.bots as { uuid: string }[])[0]?.uuid ?? '';
+    // A signed message from a user, through the bot's own ingress (LangBot's http_bot contract).
+    const body = JSON.stringify({ session_id: 'alice', sender: { id: 'alice', name: 'Alice' }, message: [{ type: 'Plain', text: 'hello from alice' }] });
+    const ts = String(Math.floor(Date.now() / 1000));
+    const signature = `sha256=${createHmac('sha256', 'inbound-secret-1').update(`${ts}.${body}`).digest('hex')}`;
+    const sent = await fetch(`${server.url}/bots/${bot}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-lb-timestamp': ts, 'x-lb-signature': signature }, body });
+    expect(sent.status).toBe(202);
+    await expect
+      .poll(async () => ((await api('GET', '/api/v1/monitoring/executions')).data.items as { status: string; mode: string }[]).filter((e) => e.mode === 'real').map((e) => e.status))
+      .toEqual(['completed']);
+    const guide = page.getByText('User guide');
+    if (await guide.isVisible().catch(() => false)) await page.getByText('Skip', { exact: true }).last().click();
+    await page.getByText('Logs', { exact: true }).first().click();
+    await page.getByText('hello from alice').first().waitFor();
+    await shot(page, 'langbot-ui-bot-logs');
+    await page.getByText('Sessions', { exact: true }).first().click();
+    await page.getByText('alice').first().waitFor();
+    await shot(page, 'langbot-ui-bot-sessions');
   });
 
   it('opens the dashboard again', async () => {

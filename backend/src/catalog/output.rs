@@ -237,8 +237,13 @@ pub struct Image {
 
 impl Image {
     pub fn svg(body: impl Into<Bytes>) -> Self {
+        Self::new("image/svg+xml", body)
+    }
+
+    /// An image of another type (`image/png`, …).
+    pub fn new(content_type: &'static str, body: impl Into<Bytes>) -> Self {
         Self {
-            content_type: "image/svg+xml",
+            content_type,
             body: body.into(),
         }
     }
@@ -251,7 +256,7 @@ impl Output for Image {
         let response = ResponseBuilder::new()
             .description("The image")
             .content(
-                "image/svg+xml",
+                "image/*",
                 ContentBuilder::new().schema(Some(text_schema())).build(),
             )
             .build();

@@ -45,6 +45,11 @@ pub struct ExecutionRow {
     pub event_id: Option<String>,
     pub message_id: Option<String>,
     pub input_preview: Option<String>,
+    /// LangBot's row title: the message preview (160 characters), else the pipeline's name.
+    pub title: String,
+    /// `message.received` when the execution answers a platform event (LangBot's enrichment);
+    /// null for debug runs.
+    pub event_type: Option<String>,
     pub created_at_ms: i64,
     pub started_at_ms: i64,
     pub finished_at_ms: Option<i64>,
@@ -56,6 +61,10 @@ pub struct ExecutionRow {
 
 impl ExecutionRow {
     pub fn new(e: execution::Model, preview: Option<String>, usage: Option<Tokens>) -> Self {
+        let title = preview
+            .as_deref()
+            .map(|p| p.chars().take(160).collect())
+            .unwrap_or_else(|| e.pipeline_name.clone());
         Self {
             id: e.id,
             source: e.source,
@@ -73,6 +82,8 @@ impl ExecutionRow {
             pipeline_id: e.pipeline_id,
             pipeline_name: e.pipeline_name,
             session_id: e.session_id,
+            title,
+            event_type: e.event_id.as_ref().map(|_| "message.received".into()),
             event_id: e.event_id,
             message_id: e.message_id,
             input_preview: preview,

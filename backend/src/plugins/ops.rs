@@ -11,7 +11,7 @@ use super::hub::{hub, Standing};
 use super::runtime::{Live, Phase};
 use super::{package, service};
 use crate::access::{Permission, RequestCtx, WorkspaceCtx};
-use crate::catalog::{Input, NoBody, NoParams, Null, OpMeta, Operation, Upload};
+use crate::catalog::{Image, Input, NoBody, NoParams, Null, OpMeta, Operation, Upload};
 use crate::entities::plugin_setting;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
@@ -585,31 +585,77 @@ impl Operation for GetPluginIcon {
         input: Input<PluginPath, NoParams, NoBody>,
     ) -> ApiResult<PluginIcon> {
         let row = row_of(state, ctx.workspace()?, &input.path).await?;
-        let path = stored_manifest(&row)["metadata"]["icon"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let bytes = (!path.is_empty())
-            .then(|| package::file(&row.package, &path))
-            .flatten()
-            .ok_or_else(|| ApiError::not_found().msg("Icon not found"))?;
-        let mime = match path
-            .rsplit('.')
-            .next()
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            Some("svg") => "image/svg+xml",
-            Some("png") => "image/png",
-            Some("jpg" | "jpeg") => "image/jpeg",
-            Some("gif") => "image/gif",
-            Some("webp") => "image/webp",
-            _ => "application/octet-stream",
-        };
+        let (mime, bytes) = icon_of(&row)?;
         Ok(PluginIcon {
             mime_type: mime.into(),
             icon_base64: base64::engine::general_purpose::STANDARD.encode(bytes),
         })
+    }
+}
+
+/// A plugin's icon file (`metadata.icon` of its manifest) and its type.
+fn icon_of(row: &plugin_setting::Model) -> ApiResult<(&'static str, Vec<u8>)> {
+    let path = stored_manifest(row)["metadata"]["icon"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let bytes = (!path.is_empty())
+        .then(|| package::file(&row.package, &path))
+        .flatten()
+        .ok_or_else(|| ApiError::not_found().msg("Icon not found"))?;
+    let mime = match path
+        .rsplit('.')
+        .next()
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        _ => "application/octet-stream",
+    };
+    Ok((mime, bytes))
+}
+
+/// `GET /plugins/{author}/{name}/authenticated-icon`: the icon itself, which LangBot's UI
+/// fetches with its credentials. `langbot-team/LocalAgent` is the built-in agent (its runner
+/// id `plugin:langbot-team/LocalAgent/default`), drawn here.
+pub struct GetPluginAuthenticatedIcon;
+
+impl Operation for GetPluginAuthenticatedIcon {
+    const META: OpMeta = OpMeta::get(
+        "get_plugin_authenticated_icon",
+        "/plugins/{author}/{name}/authenticated-icon",
+    )
+    .tag(TAG)
+    .summary("A plugin's icon, as an image")
+    .description(
+        "The installed plugin's icon file; for `langbot-team/LocalAgent`, the built-in \
+         agent's badge.",
+    )
+    .permission(Permission::ResourceView);
+    type Path = PluginPath;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = Image;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        input: Input<PluginPath, NoParams, NoBody>,
+    ) -> ApiResult<Image> {
+        let ws = ctx.workspace()?;
+        let p = &input.path;
+        if (p.author.as_str(), p.name.as_str()) == ("langbot-team", "LocalAgent") {
+            return Ok(Image::svg(crate::icons::badge(
+                crate::pipelines::config::LANGBOT_LOCAL_AGENT,
+                "Local Agent",
+            )));
+        }
+        let (mime, bytes) = icon_of(&row_of(state, ws, p).await?)?;
+        Ok(Image::new(mime, bytes))
     }
 }
 

@@ -88,7 +88,15 @@ async fn converse(
                         .await;
                     continue;
                 }
-                chat(&state, &ws, &pipeline, &connection, segments, &mut socket).await;
+                // Each message runs the pipeline as it is now: an edit made while the chat
+                // is open applies to the next message.
+                let Ok(current) = reload(&state, &ws, &pipeline.uuid).await else {
+                    socket
+                        .send(&json!({ "type": "error", "message": "Pipeline not found" }))
+                        .await;
+                    break;
+                };
+                chat(&state, &ws, &current, &connection, segments, &mut socket).await;
             }
             Some("disconnect") => break,
             _ => {
@@ -99,6 +107,16 @@ async fn converse(
         }
     }
     socket.close().await;
+}
+
+/// The pipeline as stored now.
+pub(super) async fn reload(
+    state: &AppState,
+    ws: &WorkspaceCtx,
+    uuid: &str,
+) -> ApiResult<crate::entities::pipeline::Model> {
+    let uuid = Uuid::parse_str(uuid).map_err(|_| ApiError::not_found())?;
+    crate::pipelines::service::get(&state.db, ws, &uuid).await
 }
 
 /// Runs one debug turn, streaming its text as it comes.

@@ -22,11 +22,21 @@ async fn executions_list_with_filters_and_summary() {
     assert_eq!(first["status"], "failed", "newest first");
     assert_eq!(first["input_preview"], "will fail");
     assert_eq!(first["session_id"], "person_bob");
+    // LangBot's title and event type (its in-flight panel reads one or the other).
+    assert_eq!(first["title"], "will fail");
+    assert_eq!(first["event_type"], "message.received");
     let debug = app
         .get_as(&rig.owner, "/api/v1/monitoring/executions?mode=debug")
         .await;
     assert_eq!(debug.data()["total"], 1);
     assert_eq!(debug.data()["items"][0]["debug"], true);
+    assert!(
+        debug.data()["items"][0]["title"]
+            .as_str()
+            .is_some_and(|t| !t.is_empty()),
+        "{}",
+        debug.text
+    );
     let real = app
         .get_as(&rig.owner, "/api/v1/monitoring/executions?mode=real")
         .await;

@@ -189,6 +189,32 @@ async fn an_installed_plugin_is_listed_configured_and_uninstalled() {
         )
         .await;
     assert_eq!(res.data()["mime_type"], "image/svg+xml", "{}", res.text);
+    // LangBot's UI fetches the image itself; the built-in agent has one under LangBot's name.
+    for (path, expected) in [
+        (format!("{plugin_path}/authenticated-icon"), None),
+        (
+            "/api/v1/plugins/langbot-team/LocalAgent/authenticated-icon".to_string(),
+            Some("Local Agent"),
+        ),
+    ] {
+        let res = app.call(&owner, None, Method::GET, &path, None).await;
+        assert_eq!(res.status, 200, "{path}: {}", res.text);
+        assert_eq!(res.header("content-type"), Some("image/svg+xml"), "{path}");
+        assert!(res.text.starts_with("<svg"), "{path}: {}", res.text);
+        if let Some(label) = expected {
+            assert!(res.text.contains(label), "{}", res.text);
+        }
+    }
+    let res = app
+        .call(
+            &owner,
+            None,
+            Method::GET,
+            "/api/v1/plugins/nobody/Nothing/authenticated-icon",
+            None,
+        )
+        .await;
+    res.assert_error(404, "resource_not_found");
     let res = app
         .call(
             &owner,

@@ -160,6 +160,10 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
         ),
         ("list_bot_event_route_statuses", None),
         (
+            "get_bot_logs",
+            Some(json!({ "from_index": -1, "max_count": 50 })),
+        ),
+        (
             "send_message",
             Some(json!({ "target_type": "person", "target_id": "1",
                          "message_chain": [{ "type": "Plain", "text": "hijacked" }] })),
@@ -202,6 +206,7 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
         ),
         ("get_plugin_readme", None),
         ("get_plugin_icon", None),
+        ("get_plugin_authenticated_icon", None),
         ("get_plugin_logs", None),
         // B's config file: an operation that got through would delete it.
         ("delete_plugin_config_file", None),

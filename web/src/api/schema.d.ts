@@ -1179,6 +1179,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/platform/bots/{bot_uuid}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The bot's log: the messages it received and sent
+         * @description Up to `max_count` (≤ 200) lines ending at `from_index` (`-1`: the latest), oldest first. Each line is a recorded message of the bot: `seq_id` is its position among the bot's messages, `level` is `error` for a failed turn.
+         */
+        post: operations["get_bot_logs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/platform/bots/{bot_uuid}/send_message": {
         parameters: {
             query?: never;
@@ -1352,6 +1372,26 @@ export interface paths {
          * @description `delete_data=true` also deletes the plugin's storage; Workspace storage stays.
          */
         delete: operations["delete_plugin"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/{author}/{name}/authenticated-icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A plugin's icon, as an image
+         * @description The installed plugin's icon file; for `langbot-team/LocalAgent`, the built-in agent's badge.
+         */
+        get: operations["get_plugin_authenticated_icon"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2446,6 +2486,38 @@ export interface components {
         BotList: components["schemas"]["PageInfo"] & {
             bots: components["schemas"]["Bot"][];
         };
+        /** @description One line of the log, in LangBot's shape. */
+        BotLog: {
+            images?: string[] | null;
+            /** @description `info` or `error`. */
+            level: string;
+            message_session_id?: string | null;
+            metadata: Record<string, never>;
+            /** Format: int64 */
+            seq_id: number;
+            text: string;
+            /**
+             * Format: int64
+             * @description Epoch seconds.
+             */
+            timestamp: number;
+        };
+        BotLogs: {
+            /** @description Oldest first. */
+            logs: components["schemas"]["BotLog"][];
+            /** Format: int64 */
+            total_count: number;
+        };
+        /**
+         * @description `{from_index, max_count}`: up to `max_count` lines ending at `from_index` (inclusive);
+         *     `-1` means the latest.
+         */
+        BotLogsQuery: {
+            /** Format: int64 */
+            from_index?: number;
+            /** Format: int64 */
+            max_count?: number;
+        };
         /** @description Box (LangBot's sandbox runtime): not available, and `hidden` so the UI shows no Box panel. */
         BoxStatus: {
             available: boolean;
@@ -2787,6 +2859,11 @@ export interface components {
             /** Format: int64 */
             duration_ms?: number | null;
             event_id?: string | null;
+            /**
+             * @description `message.received` when the execution answers a platform event (LangBot's enrichment);
+             *     null for debug runs.
+             */
+            event_type?: string | null;
             /** Format: int64 */
             finished_at_ms?: number | null;
             has_error: boolean;
@@ -2810,6 +2887,8 @@ export interface components {
             target_id: string;
             target_kind: string;
             target_name: string;
+            /** @description LangBot's row title: the message preview (160 characters), else the pipeline's name. */
+            title: string;
             usage?: null | components["schemas"]["Tokens"];
         };
         /** @description Counts per status group. */
@@ -10608,7 +10687,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/svg+xml": string;
+                    "image/*": string;
                 };
             };
             /** @description Error: invalid_request */
@@ -11220,6 +11299,100 @@ export interface operations {
             };
             /** @description Error: resource_not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_bot_logs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bot_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotLogsQuery"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["BotLogs"];
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12079,6 +12252,83 @@ export interface operations {
                         data: null;
                         msg: string;
                     };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_plugin_authenticated_icon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                author: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": string;
                 };
             };
             /** @description Error: invalid_request */
@@ -15134,7 +15384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/svg+xml": string;
+                    "image/*": string;
                 };
             };
             /** @description Error: invalid_request */

@@ -3,10 +3,12 @@
 mod adapters;
 mod bots;
 mod dry_run;
+mod logs;
 
 pub use adapters::{GetAdapter, GetAdapterIcon, ListAdapters};
 pub use bots::{CreateBot, DeleteBot, GetBot, ListBots, UpdateBot};
 pub use dry_run::DryRunBotEventRoute;
+pub use logs::GetBotLogs;
 
 use serde::Deserialize;
 use utoipa::IntoParams;

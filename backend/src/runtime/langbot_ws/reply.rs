@@ -88,12 +88,25 @@ pub async fn answer(state: AppState, chat: Chat, parsed: Parsed, stream: bool) {
         connection_id: chat.connection.clone(),
     };
     chat.show(&state, "user_message", user).await;
+    // The pipeline as it is now: an edit made while the chat is open applies to the next message.
+    let Ok(pipeline) =
+        crate::runtime::debug_ws::reload(&state, &chat.ws, &chat.pipeline.uuid).await
+    else {
+        let gone = "Pipeline not found".to_string();
+        chat.show(
+            &state,
+            "response",
+            assistant(gone.clone(), plain_chain(&gone), true),
+        )
+        .await;
+        return;
+    };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     let input = TurnInput {
         ws: chat.ws.clone(),
         bot_id: DEBUG_BOT.into(),
         bot_name: "Debug".into(),
-        pipeline: chat.pipeline.clone(),
+        pipeline,
         kind: chat.kind,
         chat_id: chat.chat_id(),
         sender_id: format!("websocket_{}", chat.connection),

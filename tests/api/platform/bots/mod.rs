@@ -2,6 +2,7 @@
 
 mod config;
 mod dry_run;
+mod logs;
 mod paging;
 mod route_status;
 mod routes;
