@@ -215,7 +215,7 @@ describe("LangBot's own web UI", () => {
       trigger: { 'group-respond-rules': { random: number } };
       ai: { runner: { id: string }; runner_config: Record<string, { model: { primary: string } }> };
     }
-    const stored = async () => (await api('GET', `/api/v1/pipelines/${pipelineUuid}`)).data.pipeline.config as Stored;
+    const stored = async () => ((await api('GET', `/api/v1/pipelines/${pipelineUuid}`)).data.pipeline as { config: Stored }).config;
     await expect.poll(async () => (await stored()).trigger['group-respond-rules'].random).toBe(0.25);
     const { ai } = await stored();
     const model = ((await api('GET', '/api/v1/provider/models/llm')).data.models as { uuid: string }[])[0]?.uuid;

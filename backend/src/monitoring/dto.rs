@@ -181,9 +181,8 @@ pub struct MessageRow {
     pub session_id: String,
     /// `user` or `assistant`.
     pub role: String,
-    /// The message chain.
-    #[schema(value_type = Object)]
-    pub message_content: Value,
+    /// As LangBot stores it: the JSON text of the message chain, or plain text (`Error: …`).
+    pub message_content: String,
     pub status: String,
     pub level: String,
     pub mode: String,
@@ -198,8 +197,7 @@ pub struct MessageRow {
 impl From<monitoring_message::Model> for MessageRow {
     fn from(m: monitoring_message::Model) -> Self {
         Self {
-            message_content: serde_json::from_str(&m.message_content)
-                .unwrap_or(Value::String(m.message_content)),
+            message_content: m.message_content,
             timestamp_ms: ms(m.timestamp),
             id: m.id,
             execution_id: m.execution_id,

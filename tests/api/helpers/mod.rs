@@ -33,3 +33,11 @@ pub use fixtures::{Instance, Member, OWNER_EMAIL, PASSWORD};
 pub use poll::eventually;
 pub use response::{error_fields, Response};
 pub use spawn::{spawn_app, spawn_app_with, TestApp};
+
+/// A recorded message's `message_content` (LangBot's shape: the chain's JSON text), parsed.
+pub fn stored_chain(content: &serde_json::Value) -> serde_json::Value {
+    let text = content
+        .as_str()
+        .unwrap_or_else(|| panic!("message_content is not a string: {content}"));
+    serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::String(text.into()))
+}

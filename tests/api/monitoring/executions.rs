@@ -95,11 +95,13 @@ async fn execution_detail_resolves_messages_and_pages_each_section() {
     let d = detail.data();
     assert_eq!(d["row"]["id"], id.as_str());
     assert_eq!(
-        d["pages"]["inputs"]["items"][0]["message_content"][0]["text"],
+        crate::helpers::stored_chain(&d["pages"]["inputs"]["items"][0]["message_content"])[0]
+            ["text"],
         "second question"
     );
     assert_eq!(
-        d["pages"]["outputs"]["items"][0]["message_content"][0]["text"],
+        crate::helpers::stored_chain(&d["pages"]["outputs"]["items"][0]["message_content"])[0]
+            ["text"],
         "echo(2): second question"
     );
     assert_eq!(

@@ -128,7 +128,10 @@ async fn details_of_messages_and_sessions() {
         assert_eq!(data["message"]["id"], input_id.as_str(), "{key}");
         assert_eq!(data["message"]["role"], "user");
         assert_eq!(arr(&data["inputs"]).len(), 1);
-        assert_eq!(data["inputs"][0]["message_content"][0]["text"], "a2");
+        assert_eq!(
+            crate::helpers::stored_chain(&data["inputs"][0]["message_content"])[0]["text"],
+            "a2"
+        );
         assert_eq!(arr(&data["outputs"]).len(), 1);
         assert_eq!(data["outputs"][0]["id"], reply_id.as_str());
         assert_eq!(arr(&data["llm_calls"]).len(), 1);

@@ -152,7 +152,7 @@ async fn every_detail_section_pages_on_its_own() {
     let conv = walk_section(&t, &app, &a2, "conversation").await;
     let texts: Vec<String> = conv
         .iter()
-        .map(|m| s(&m["message_content"][0]["text"]))
+        .map(|m| s(&crate::helpers::stored_chain(&m["message_content"])[0]["text"]))
         .collect();
     assert_eq!(
         texts,

@@ -3400,8 +3400,8 @@ export interface components {
             execution_id?: string | null;
             id: string;
             level: string;
-            /** @description The message chain. */
-            message_content: Record<string, never>;
+            /** @description As LangBot stores it: the JSON text of the message chain, or plain text (`Error: …`). */
+            message_content: string;
             mode: string;
             parent_message_id?: string | null;
             pipeline_id: string;

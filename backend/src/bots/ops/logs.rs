@@ -137,7 +137,8 @@ fn line(m: message::Model, seq_id: u64) -> BotLog {
             .unwrap_or_default(),
         _ => m.bot_name.clone(),
     };
-    let text: String = format!("[{}] {who}: {}", m.session_id, m.message_content)
+    let said = crate::monitoring::service::preview(&m.message_content, TEXT_LIMIT);
+    let text: String = format!("[{}] {who}: {said}", m.session_id)
         .chars()
         .take(TEXT_LIMIT)
         .collect();

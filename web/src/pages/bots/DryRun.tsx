@@ -9,6 +9,7 @@ import type { DryRunResult, Pipeline, RouteInput } from '../../api/types';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { BOT_ACCOUNT, eventData, type TestEvent } from './routes';
 import { useDryRun, useRecentMessages } from './queries';
+import { chainOf } from '../../api/chain';
 
 interface Props {
   botUuid: string;
@@ -18,7 +19,8 @@ interface Props {
   onResult: (matched: number | null) => void;
 }
 
-function textOf(content: unknown): string {
+function textOf(stored: unknown): string {
+  const content = chainOf(stored);
   if (!Array.isArray(content)) return typeof content === 'string' ? content : '';
   return content
     .filter((c): c is { type: string; text?: string } => typeof c === 'object' && c !== null && (c as { type?: unknown }).type === 'Plain')

@@ -14,6 +14,7 @@ import { StatusBadge } from './StatusBadge';
 
 import { addArea } from '../../i18n';
 import strings from '../../i18n/locales/en_US/monitoring.json';
+import { chainOf } from '../../api/chain';
 
 // This area's strings come with this chunk (and, in Chinese, before the page renders).
 await addArea('monitoring', strings);
@@ -140,7 +141,8 @@ function SectionList({ source, id, section, first }: { source: string; id: strin
   );
 }
 
-function chainText(content: unknown): string {
+function chainText(stored: unknown): string {
+  const content = chainOf(stored);
   if (!Array.isArray(content)) return typeof content === 'string' ? content : JSON.stringify(content);
   return content.map((c: { type?: string; text?: string }) => (c.type === 'Plain' ? (c.text ?? '') : `[${c.type ?? '?'}]`)).join('');
 }
