@@ -183,6 +183,7 @@ pub fn catalog() -> &'static Catalog {
             op::<na::ListSkills>(),
             op::<na::ListAssistantConversations>(),
             op::<na::ListSystemTasks>(),
+            op::<na::ListBotAdmins>(),
             op::<na::ListMarketplacePlugins>(),
             op::<na::SearchMarketplacePlugins>(),
             op::<na::SearchMarketplaceExtensions>(),

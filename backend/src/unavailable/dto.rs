@@ -186,3 +186,10 @@ pub struct SpaceCredits {
 pub struct PendingSurvey {
     pub survey: Option<Value>,
 }
+
+/// `{admins: []}`: no bot admins here (no admin commands to grant).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BotAdminList {
+    #[schema(value_type = Vec<Object>)]
+    pub admins: Vec<Value>,
+}

@@ -400,3 +400,27 @@ impl Operation for GetPendingSurvey {
         Ok(PendingSurvey { survey: None })
     }
 }
+
+/// `GET /platform/bots/{bot_uuid}/admins`: LangBot's bot admins (sessions allowed its admin
+/// commands). There are no admin commands here, so none; an unknown bot is 404.
+pub struct ListBotAdmins;
+
+impl Operation for ListBotAdmins {
+    const META: OpMeta = OpMeta::get("list_bot_admins", "/platform/bots/{bot_uuid}/admins")
+        .tag("bots")
+        .summary("Bot admins: always none (no admin commands here)")
+        .permission(Permission::ResourceView);
+    type Path = crate::bots::ops::BotPath;
+    type Query = NoParams;
+    type Body = NoBody;
+    type Output = BotAdminList;
+
+    async fn run(
+        state: &AppState,
+        ctx: &RequestCtx,
+        input: Input<crate::bots::ops::BotPath, NoParams, NoBody>,
+    ) -> ApiResult<BotAdminList> {
+        crate::bots::service::get(&state.db, ctx.workspace()?, &input.path.bot_uuid).await?;
+        Ok(BotAdminList { admins: Vec::new() })
+    }
+}

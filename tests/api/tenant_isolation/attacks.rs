@@ -163,6 +163,7 @@ fn attack_table() -> BTreeMap<&'static str, Option<Value>> {
             "get_bot_logs",
             Some(json!({ "from_index": -1, "max_count": 50 })),
         ),
+        ("list_bot_admins", None),
         (
             "send_message",
             Some(json!({ "target_type": "person", "target_id": "1",

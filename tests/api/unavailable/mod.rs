@@ -261,3 +261,30 @@ async fn space_credits_and_surveys_are_none_for_a_signed_in_user() {
         assert_eq!(res.status, 401, "{path} with an API key");
     }
 }
+
+#[tokio::test]
+async fn a_bots_admins_are_none_and_an_unknown_bot_is_404() {
+    let app = spawn_app().await;
+    // A bot of this app's own Workspace.
+    let owner = app.init_owner().await;
+    let bot = app
+        .send_as(
+            &owner,
+            Method::POST,
+            "/api/v1/platform/bots",
+            &json!({ "name": "b", "adapter": "http_bot", "enable": false, "adapter_config": {} }),
+        )
+        .await;
+    let uuid = bot.data()["uuid"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", bot.text))
+        .to_string();
+    let res = app
+        .get_as(&owner, &format!("/api/v1/platform/bots/{uuid}/admins"))
+        .await;
+    assert_eq!(res.data(), &json!({ "admins": [] }));
+    let unknown = uuid::Uuid::new_v4();
+    app.get_as(&owner, &format!("/api/v1/platform/bots/{unknown}/admins"))
+        .await
+        .assert_error(404, "resource_not_found");
+}

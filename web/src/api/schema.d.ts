@@ -1139,6 +1139,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/platform/bots/{bot_uuid}/admins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Bot admins: always none (no admin commands here) */
+        get: operations["list_bot_admins"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/platform/bots/{bot_uuid}/event-routes/dry-run": {
         parameters: {
             query?: never;
@@ -2477,6 +2494,10 @@ export interface components {
             webhook_url: string;
             workspace_uuid: string;
         };
+        /** @description `{admins: []}`: no bot admins here (no admin commands to grant). */
+        BotAdminList: {
+            admins: Record<string, never>[];
+        };
         BotDetail: components["schemas"]["Bot"] & {
             adapter_runtime_values: components["schemas"]["RuntimeValues"];
         };
@@ -2488,7 +2509,8 @@ export interface components {
         };
         /** @description One line of the log, in LangBot's shape. */
         BotLog: {
-            images?: string[] | null;
+            /** @description Image URLs of the line (none here: inline images are not kept in the record). */
+            images: string[];
             /** @description `info` or `error`. */
             level: string;
             message_session_id?: string | null;
@@ -11091,6 +11113,87 @@ export interface operations {
                         /** @enum {integer} */
                         code: 0;
                         data: null;
+                        msg: string;
+                    };
+                };
+            };
+            /** @description Error: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: invalid_authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: permission_denied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error: unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_bot_admins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bot_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code: 0;
+                        data: components["schemas"]["BotAdminList"];
                         msg: string;
                     };
                 };

@@ -52,7 +52,8 @@ pub struct BotLog {
     /// `info` or `error`.
     pub level: String,
     pub text: String,
-    pub images: Option<Vec<String>>,
+    /// Image URLs of the line (none here: inline images are not kept in the record).
+    pub images: Vec<String>,
     pub message_session_id: Option<String>,
     #[schema(value_type = Object)]
     pub metadata: serde_json::Value,
@@ -148,7 +149,7 @@ fn line(m: message::Model, seq_id: u64) -> BotLog {
         timestamp: timestamp.timestamp(),
         level: if m.level == "error" { "error" } else { "info" }.into(),
         text,
-        images: None,
+        images: Vec::new(),
         message_session_id: Some(m.session_id),
         metadata: json!({
             "message_id": m.id,

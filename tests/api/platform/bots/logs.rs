@@ -44,6 +44,11 @@ async fn the_log_pages_through_the_bots_messages_by_position() {
     );
     assert_eq!(lines[0]["message_session_id"], "person_s0");
     assert_eq!(lines[0]["level"], "info");
+    assert_eq!(
+        lines[0]["images"],
+        json!([]),
+        "LangBot's UI reads its length"
+    );
     assert_eq!(lines[0]["metadata"]["role"], "user");
     assert!(
         lines[5]["text"].as_str().unwrap().contains("echo"),
