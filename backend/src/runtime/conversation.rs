@@ -2,7 +2,7 @@
 //! (`person_<id>` / `group_<id>`): the history window, the reset generation, and the lock that
 //! keeps two replicas from running the same session's turns at once.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -154,21 +154,13 @@ pub async fn acquire(
     key: &ConversationKey,
     ttl: Duration,
 ) -> ApiResult<TurnLock> {
-    let started = Instant::now();
-    let mut pause = Duration::from_millis(10);
-    loop {
-        if let Some(token) = store.try_lock(&key.lock(), ttl).await? {
-            return Ok(TurnLock {
-                key: key.lock(),
-                token,
-                ttl,
-            });
-        }
-        if started.elapsed() > LOCK_WAIT {
-            return Err(ApiError::new(ErrorCode::SessionBusy));
-        }
-        tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(Duration::from_millis(200));
+    match crate::session_store::lock_within(store, &key.lock(), ttl, LOCK_WAIT).await? {
+        Some(token) => Ok(TurnLock {
+            key: key.lock(),
+            token,
+            ttl,
+        }),
+        None => Err(ApiError::new(ErrorCode::SessionBusy)),
     }
 }
 

@@ -27,6 +27,28 @@ pub type StoreResult<T> = Result<T, StoreError>;
 /// Messages of one subscription; ends when the connection is lost (subscribe again).
 pub type Subscription = Pin<Box<dyn Stream<Item = Vec<u8>> + Send>>;
 
+/// Takes the lock `key` (held for `ttl`), retrying with a growing pause (10 ms to 200 ms)
+/// while another holder has it; `None` once `wait` has passed without it.
+pub async fn lock_within(
+    store: &dyn SessionStore,
+    key: &str,
+    ttl: Duration,
+    wait: Duration,
+) -> StoreResult<Option<LockToken>> {
+    let started = std::time::Instant::now();
+    let mut pause = Duration::from_millis(10);
+    loop {
+        if let Some(token) = store.try_lock(key, ttl).await? {
+            return Ok(Some(token));
+        }
+        if started.elapsed() > wait {
+            return Ok(None);
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_millis(200));
+    }
+}
+
 /// A held lock; pass it back to release or extend it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LockToken(pub String);

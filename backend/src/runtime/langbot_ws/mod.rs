@@ -13,7 +13,7 @@ pub mod hub;
 pub mod ops;
 mod reply;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -67,15 +67,10 @@ where
     S: Serialize + DeserializeOwned + Default,
 {
     let lock_key = format!("{key}:lock");
-    let started = Instant::now();
-    let token = loop {
-        if let Some(token) = store.try_lock(&lock_key, LOCK_TTL).await? {
-            break token;
-        }
-        if started.elapsed() > LOCK_WAIT {
-            return Err(ApiError::new(ErrorCode::Unavailable).msg("The debug chat state is busy"));
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+    let Some(token) =
+        crate::session_store::lock_within(store, &lock_key, LOCK_TTL, LOCK_WAIT).await?
+    else {
+        return Err(ApiError::new(ErrorCode::Unavailable).msg("The debug chat state is busy"));
     };
     let result = async {
         let mut value: S = load(store, key).await?;
