@@ -167,6 +167,12 @@ describe('pipelines', () => {
     for (const other of ['trigger', 'ai', 'output']) expect(after.config[other]).toEqual(before.config[other]);
     await noSeriousAxe('pipeline-safety');
     await shot(page, 'pipeline-safety');
+    // The AI tab shows one agent form: the picked runner's, not one per runner id.
+    await page.goto(`/pipelines/${pipelineUuid}?tab=ai`);
+    await page.getByTestId('section-ai').waitFor();
+    await expect.poll(() => page.getByTestId('section-ai').locator('legend', { hasText: 'Local agent' }).count()).toBe(1);
+    await noSeriousAxe('pipeline-ai');
+    await shot(page, 'pipeline-ai');
   });
 
   it('shows a server validation error at its field', async () => {
@@ -265,6 +271,7 @@ describe('in Chinese, dark, at 390 px', () => {
       [`/platform/bots/${botUuid}`, bot.name, 'bot'],
       ['/pipelines', '流水线', 'pipelines'],
       [`/pipelines/${pipelineUuid}`, pipeline.name, 'pipeline'],
+      [`/pipelines/${pipelineUuid}?tab=ai`, pipeline.name, 'pipeline-ai'],
       ['/monitoring', '监控', 'monitoring'],
     ] as const) {
       await p.goto(path);
