@@ -82,15 +82,23 @@ export const axeResults: AxeResult[] = [];
 export async function settle(page: Page): Promise<void> {
   await page.evaluate(async () => {
     const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
-    for (let round = 0; round < 20; round++) {
-      await frame();
-      await frame();
-      // A spinner or a skeleton's pulse never finishes; only the ones that end are waited for.
-      const running = document
+    // A spinner or a skeleton's pulse never finishes; only the ones that end are waited for.
+    const running = () =>
+      document
         .getAnimations()
         .filter((a) => a.playState !== 'finished' && a.playState !== 'idle' && a.effect?.getTiming().iterations !== Infinity);
-      if (running.length === 0) return;
-      await Promise.all(running.map((a) => a.finished.catch(() => undefined)));
+    // Still means no animation for several frames in a row: Mantine's Collapse starts its
+    // transition two frames after it shows the panel, so one quiet frame proves nothing.
+    let quiet = 0;
+    for (let round = 0; round < 200 && quiet < 6; round++) {
+      await frame();
+      const now = running();
+      if (now.length === 0) {
+        quiet += 1;
+        continue;
+      }
+      quiet = 0;
+      await Promise.all(now.map((a) => a.finished.catch(() => undefined)));
     }
   });
 }
