@@ -47,6 +47,9 @@ pub async fn connect(url: &str, kind: DatabaseKind) -> anyhow::Result<DatabaseCo
             let pool = SqlitePoolOptions::new()
                 .max_connections((2 * cores).clamp(2, 8) as u32)
                 .acquire_timeout(Duration::from_secs(5))
+                // A file's connection does not go stale, and sqlx's check is one more trip to
+                // the connection's thread before every query (a failed one is closed anyway).
+                .test_before_acquire(false)
                 .connect_with(options)
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot open the SQLite database: {e}"))?;

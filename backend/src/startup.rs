@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix_web::dev::{Server, ServerHandle};
-use actix_web::middleware::{from_fn, Compress};
 use actix_web::{web, App, HttpServer};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -138,12 +137,11 @@ impl Application {
         let port = listener.local_addr()?.port();
         let data = web::Data::new(state.clone());
         let drain = state.settings.api.drain_timeout;
+        let health = state.parts.get::<crate::db_health::DbHealth>();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(data.clone())
-                .wrap(from_fn(http::db_gate_middleware))
-                .wrap(Compress::default())
-                .wrap(from_fn(http::request_id_middleware))
+                .wrap(http::RequestFrame::new(health.clone()))
                 .configure(configure)
                 .default_service(web::to(http::web_ui::serve))
         })

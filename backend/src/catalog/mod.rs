@@ -31,7 +31,7 @@ use crate::state::AppState;
 
 pub use input::{Input, QueryInput};
 pub use meta::{McpResult, McpTool, Method, OpMeta};
-pub use output::{Download, EventStream, Image, Output, OutputKind, WebSocket};
+pub use output::{Download, EventStream, Image, Output, OutputKind, Prepared, WebSocket};
 pub use page::{PageInfo, PageQuery};
 pub use registry::{authorize, op, Catalog, DynOperation};
 pub use socket::Socket;

@@ -111,6 +111,61 @@ impl<T: Serialize + ToSchema + Send + 'static> Output for T {
     }
 }
 
+/// A JSON answer serialized ahead of time, for one that is the same for many callers
+/// (system/info before login): documented and answered as `T` in its envelope, sent as the
+/// stored bytes without serializing again.
+pub struct Prepared<T> {
+    envelope: Bytes,
+    of: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Serialize> Prepared<T> {
+    pub fn new(data: &T) -> ApiResult<Self> {
+        let envelope = serde_json::to_vec(&Envelope {
+            code: 0,
+            msg: "ok",
+            data,
+        })
+        .map_err(ApiError::internal)?;
+        Ok(Self {
+            envelope: envelope.into(),
+            of: std::marker::PhantomData,
+        })
+    }
+}
+
+impl<T> Clone for Prepared<T> {
+    fn clone(&self) -> Self {
+        Self {
+            envelope: self.envelope.clone(),
+            of: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T: Serialize + ToSchema + Send + 'static> Output for Prepared<T> {
+    const KIND: OutputKind = OutputKind::Json;
+
+    fn document(schemas: &mut SchemaSet) -> (u16, utoipa::openapi::Response) {
+        <T as Output>::document(schemas)
+    }
+
+    fn respond(self) -> HttpResponse {
+        HttpResponse::Ok()
+            .content_type(actix_web::http::header::ContentType::json())
+            .body(self.envelope)
+    }
+
+    fn into_json(self) -> ApiResult<Value> {
+        let mut envelope: Value =
+            serde_json::from_slice(&self.envelope).map_err(ApiError::internal)?;
+        Ok(envelope
+            .get_mut("data")
+            .map(Value::take)
+            .unwrap_or_default())
+    }
+}
+
 fn text_schema() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::String)
 }

@@ -4,7 +4,8 @@
 use actix_web::HttpRequest;
 
 use crate::access::{Credentials, RequestCtx};
-use crate::http::{client_ip, RequestId};
+use crate::error::request_local;
+use crate::http::client_ip;
 use crate::state::AppState;
 
 /// Reads the credential headers.
@@ -31,5 +32,5 @@ pub fn credentials(req: &HttpRequest) -> Credentials {
 
 /// The context of a request before authentication.
 pub fn anonymous_ctx(req: &HttpRequest, state: &AppState) -> RequestCtx {
-    RequestCtx::anonymous(RequestId::of(req), client_ip(req, &state.trusted_proxies))
+    RequestCtx::anonymous(request_local::id(), client_ip(req, &state.trusted_proxies))
 }

@@ -34,6 +34,11 @@ pub fn current() -> (String, Language) {
         .unwrap_or_else(|_| (String::new(), Language::EnUs))
 }
 
+/// The current request id (empty outside a request).
+pub fn id() -> String {
+    REQUEST.try_with(|r| r.id.clone()).unwrap_or_default()
+}
+
 /// Switches error messages of the current request to `language`.
 pub fn set_language(language: Language) {
     let _ = REQUEST.try_with(|r| r.language.set(language));

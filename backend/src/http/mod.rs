@@ -1,7 +1,9 @@
 //! HTTP plumbing shared by all endpoints: request ids, fallbacks, health, client address.
 
 mod body;
+mod compress;
 mod db_gate;
+mod frame;
 pub mod health;
 mod request_id;
 pub mod web_ui;
@@ -14,8 +16,7 @@ use ipnet::IpNet;
 use crate::error::{ApiError, ErrorCode};
 
 pub use body::read_body;
-pub use db_gate::middleware as db_gate_middleware;
-pub use request_id::{middleware as request_id_middleware, RequestId};
+pub use frame::RequestFrame;
 
 /// JSON 404 for any unknown path.
 pub async fn not_found() -> HttpResponse {

@@ -1,11 +1,12 @@
 //! System operations.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 use sea_orm::{EntityTrait, PaginatorTrait};
 
 use crate::access::{Access, RequestCtx};
-use crate::catalog::{Input, McpTool, NoBody, NoParams, OpMeta, Operation};
+use crate::catalog::{Input, McpTool, NoBody, NoParams, OpMeta, Operation, Prepared};
 use crate::entities::user;
 use crate::error::ApiResult;
 use crate::state::AppState;
@@ -15,20 +16,25 @@ use super::{InvitationDelivery, Limitation, SystemContext, SystemInfo};
 use crate::access::Permission;
 use crate::access::Principal;
 
-/// Whether the instance has its first account, as this process last saw it.
+/// What this process knows of system/info for every caller.
 #[derive(Default)]
-struct Initialized(AtomicBool);
+struct SystemInfoSeen {
+    /// Whether the instance has its first account, as this process last saw it.
+    initialized: AtomicBool,
+    /// The answer without credentials, once initialized: it is then the same for every such
+    /// caller until the process stops (everything else in it is configuration).
+    anonymous: OnceLock<Prepared<SystemInfo>>,
+}
 
 /// Accounts are never deleted, so once initialized an instance stays so: the database is
 /// asked only until then (another replica may initialize it meanwhile).
-async fn is_initialized(state: &AppState) -> ApiResult<bool> {
-    let seen = state.parts.get::<Initialized>();
-    if seen.0.load(Ordering::Relaxed) {
+async fn is_initialized(state: &AppState, seen: &SystemInfoSeen) -> ApiResult<bool> {
+    if seen.initialized.load(Ordering::Relaxed) {
         return Ok(true);
     }
     let initialized = user::Entity::find().count(&state.db).await? > 0;
     if initialized {
-        seen.0.store(true, Ordering::Relaxed);
+        seen.initialized.store(true, Ordering::Relaxed);
     }
     Ok(initialized)
 }
@@ -49,14 +55,19 @@ impl Operation for GetSystemInfo {
     type Path = NoParams;
     type Query = NoParams;
     type Body = NoBody;
-    type Output = SystemInfo;
+    type Output = Prepared<SystemInfo>;
 
     async fn run(
         state: &AppState,
         ctx: &RequestCtx,
         _: Input<NoParams, NoParams, NoBody>,
-    ) -> ApiResult<SystemInfo> {
-        let initialized = is_initialized(state).await?;
+    ) -> ApiResult<Prepared<SystemInfo>> {
+        let seen = state.parts.get::<SystemInfoSeen>();
+        let anonymous = ctx.workspace.is_none();
+        if let Some(prepared) = seen.anonymous.get().filter(|_| anonymous) {
+            return Ok(prepared.clone());
+        }
+        let initialized = is_initialized(state, &seen).await?;
         let multi = state.settings.workspaces.multi;
         let (wizard_status, wizard_progress) = match &ctx.workspace {
             Some(ws) => (
@@ -65,7 +76,7 @@ impl Operation for GetSystemInfo {
             ),
             None => ("none".into(), None),
         };
-        Ok(SystemInfo {
+        let prepared = Prepared::new(&SystemInfo {
             version: env!("CARGO_PKG_VERSION").into(),
             edition: if multi {
                 "multi-workspace"
@@ -95,7 +106,11 @@ impl Operation for GetSystemInfo {
             },
             wizard_status,
             wizard_progress,
-        })
+        })?;
+        if anonymous && initialized {
+            let _ = seen.anonymous.set(prepared.clone());
+        }
+        Ok(prepared)
     }
 }
 

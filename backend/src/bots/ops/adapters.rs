@@ -35,7 +35,7 @@ impl Operation for ListAdapters {
         _: Input<NoParams, NoParams, NoBody>,
     ) -> ApiResult<AdapterList> {
         Ok(AdapterList {
-            adapters: adapters::all(),
+            adapters: adapters::all().to_vec(),
         })
     }
 }
@@ -57,7 +57,9 @@ impl Operation for GetAdapter {
         input: Input<AdapterPath, NoParams, NoBody>,
     ) -> ApiResult<AdapterEnvelope> {
         let adapter = adapters::find(&input.path.adapter_name).ok_or_else(ApiError::not_found)?;
-        Ok(AdapterEnvelope { adapter })
+        Ok(AdapterEnvelope {
+            adapter: adapter.clone(),
+        })
     }
 }
 
