@@ -207,8 +207,8 @@ pub async fn create(
 ) -> ApiResult<bot::Model> {
     let name = input.name.as_str();
     let adapter = adapter(input.adapter.trim())?;
-    let config = check_config(&adapter, &input.adapter_config, None)?;
-    check_runnable(&adapter, &config, input.enable)?;
+    let config = check_config(adapter, &input.adapter_config, None)?;
+    check_runnable(adapter, &config, input.enable)?;
     let mut routes = check_routes(db, ws, input.event_bindings.unwrap_or_default()).await?;
     if routes.is_empty() {
         let pipeline = crate::pipelines::service::pipeline_for_default_routes(db, ws).await?;
@@ -259,7 +259,7 @@ pub async fn update(
     let config = match input.adapter_config {
         Some(config) => {
             let previous = (!adapter_changed).then_some(&stored.adapter_config);
-            check_config(&adapter, &config, previous)?
+            check_config(adapter, &config, previous)?
         }
         None if adapter_changed => {
             return Err(ApiError::invalid("A new adapter needs its adapter_config")
@@ -268,7 +268,7 @@ pub async fn update(
         None => stored.adapter_config.clone(),
     };
     let enable = input.enable.unwrap_or(stored.enable);
-    check_runnable(&adapter, &config, enable)?;
+    check_runnable(adapter, &config, enable)?;
     row.adapter_config = Set(config);
     row.adapter = Set(adapter.name.to_string());
     row.enable = Set(enable);

@@ -20,7 +20,11 @@ async fn a_small_answer_goes_as_it_is_even_to_a_gzip_client() {
         let res = raw(&app.address, path, "gzip, deflate, br").await;
         assert_eq!(res.status(), 200, "{path}");
         assert!(res.headers().get("content-encoding").is_none(), "{path}");
-        let len: usize = res.headers()["content-length"].to_str().unwrap().parse().unwrap();
+        let len: usize = res.headers()["content-length"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
         assert!(len < 1024, "{path}: {len} bytes");
         let body: serde_json::Value = res.json().await.expect("json");
         assert!(body.is_object(), "{path}");
@@ -40,12 +44,18 @@ async fn a_large_answer_is_gzipped_when_accepted_and_only_then() {
 
     for refused in ["identity", "gzip;q=0", "br"] {
         let plain = raw(&app.address, "/api/v1/openapi.json", refused).await;
-        assert!(plain.headers().get("content-encoding").is_none(), "{refused}");
+        assert!(
+            plain.headers().get("content-encoding").is_none(),
+            "{refused}"
+        );
         let doc: serde_json::Value = plain.json().await.expect("json");
         assert!(doc["paths"].is_object(), "{refused}");
     }
     // Without the header, as before.
-    let res = app.request(Method::GET, "/api/v1/openapi.json").send().await;
+    let res = app
+        .request(Method::GET, "/api/v1/openapi.json")
+        .send()
+        .await;
     assert_eq!(res.status, 200);
     assert!(res.header("content-encoding").is_none());
 }
