@@ -1,8 +1,8 @@
 //! The one middleware every request passes: its id (accepted or generated, echoed, carried by
 //! its tracing span and by error bodies), the database gate ([`super::db_gate`]), compression
-//! ([`super::compress`]) and the "request finished" log line. One `Transform` rather than a stack of `from_fn` layers: each
-//! of those boxes its service call and its future, and a fixed cost paid on every request
-//! (even `/healthz`) is what the benchmark's bare twin measures against.
+//! ([`super::compress`]) and the "request finished" log line. One `Transform` rather than a
+//! stack of `from_fn` layers: each of those boxes its service call and its future, and a
+//! fixed cost paid on every request (even `/healthz`) is what the bare twin measures against.
 
 use std::future::{ready, Future, Ready};
 use std::pin::Pin;
