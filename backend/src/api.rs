@@ -207,6 +207,23 @@ mod tests {
     use super::catalog;
     use crate::catalog::OutputKind;
 
+    /// Every operation is reached by its own path (each parameter given a value no literal
+    /// segment has) and method, through the `/api/v1` router.
+    #[test]
+    fn every_operation_is_routed_to_itself() {
+        let param = regex::Regex::new(r"\{[^}]+\}").unwrap_or_else(|e| panic!("{e}"));
+        for op in catalog().operations() {
+            let meta = op.meta();
+            let path = param.replace_all(meta.path, "p-1");
+            assert_eq!(
+                catalog().routed(meta.method, &path),
+                Some(meta.id),
+                "{:?} {path}",
+                meta.method
+            );
+        }
+    }
+
     #[test]
     fn the_document_is_reproducible() {
         let first = crate::catalog::openapi::document_json(catalog());

@@ -58,10 +58,13 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
 
 /// The routes of the whole service.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/healthz", web::get().to(http::health::healthz))
+    // actix tries these in order, each try costing about as much as a small handler: the
+    // API (most of the traffic) first, then health.
+    cfg.configure(|cfg| crate::api::catalog().configure_api(cfg))
+        .route("/healthz", web::get().to(http::health::healthz))
         .route("/readyz", web::get().to(http::health::readyz))
+        .configure(|cfg| crate::api::catalog().configure_mcp(cfg))
         .service(web::redirect("/api/docs", "/api/docs/"))
-        .configure(|cfg| crate::api::catalog().configure(cfg))
         .configure(crate::runtime::adapters::ingress::configure)
         .service(SwaggerUi::new("/api/docs/{_:.*}").config(Config::new(["/api/v1/openapi.json"])));
 }

@@ -3,6 +3,7 @@
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
@@ -105,7 +106,31 @@ impl Background {
 
 /// Per-process singletons keyed by type, so the state holds them without naming them.
 #[derive(Clone, Default)]
-pub struct Parts(Arc<RwLock<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>>);
+pub struct Parts(Arc<RwLock<PartMap>>);
+
+type PartMap = HashMap<TypeId, Arc<dyn Any + Send + Sync>, BuildHasherDefault<TypeIdHasher>>;
+
+/// A `TypeId` is a hash already: SipHash over it was most of a lookup's cost, and parts are
+/// looked up on hot paths.
+#[derive(Default)]
+struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by `TypeId`; kept correct for any other caller.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 impl Parts {
     /// The `T` of this process, created with `T::default()` on first use.

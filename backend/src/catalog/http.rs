@@ -2,87 +2,50 @@
 //! credentials, authorizes, parses path, query and body, runs the operation and turns its
 //! output into the response (JSON envelope, event stream or download).
 
-use std::collections::BTreeMap;
-
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 
 use super::output::Output;
 use super::registry::{has_body, is_upload};
+use super::router::Handler;
 use super::{authorize, input, request, Catalog, Input, Method, Operation, QueryInput};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
-/// Registers every catalog operation under `/api/v1`, grouping methods by path and paths by
-/// their first segment. actix tries a router's resources one by one (a regex each for a
-/// parameterized path), so one flat list of every path cost each request a walk through all
-/// of them; nested scopes make it a walk through the segments, then one group's paths.
-/// `extra` adds routes of the same scope that are not operations (the OpenAPI document).
-pub fn configure(
+/// Every catalog operation's route, for the `/api/v1` router.
+pub fn routes(
     catalog: &Catalog,
-    cfg: &mut web::ServiceConfig,
-    extra: impl FnOnce(&mut web::ServiceConfig),
-) {
-    let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<actix_web::Route>>> = BTreeMap::new();
-    for op in catalog.operations() {
-        let path = op.meta().path;
-        let rest = path.trim_start_matches('/');
-        let segment_end = rest.find('/').map_or(path.len(), |i| i + 1);
-        let (segment, tail) = path.split_at(segment_end);
-        groups
-            .entry(segment)
-            .or_default()
-            .entry(tail)
-            .or_default()
-            .push(op.route());
-    }
-    let mut api = web::scope("/api/v1").configure(extra);
-    for (segment, paths) in groups {
-        api = if segment.contains('{') {
-            // A parameterized first segment cannot be a scope's prefix; its paths stay whole.
-            paths.into_iter().fold(api, |api, (tail, routes)| {
-                api.service(resource(&format!("{segment}{tail}"), routes))
-            })
-        } else {
-            api.service(web::scope(segment).configure(|cfg| {
-                for (tail, routes) in literal_first(paths) {
-                    cfg.service(resource(tail, routes));
-                }
-            }))
-        };
-    }
-    cfg.service(api);
+) -> impl Iterator<Item = (&'static str, actix_web::http::Method, Handler)> + '_ {
+    catalog.operations().iter().map(|op| {
+        let meta = op.meta();
+        (meta.path, method(meta.method), op.handler())
+    })
 }
 
-/// Literal paths first: they are matched by string comparison, while each parameterized path
-/// costs a regex test (and a literal path is the more specific match anyway, e.g.
-/// `llm/_/starred` before `llm/{model_uuid}`).
-fn literal_first<R>(paths: BTreeMap<&str, R>) -> impl Iterator<Item = (&str, R)> {
-    let (literal, parameterized): (Vec<_>, Vec<_>) =
-        paths.into_iter().partition(|(path, _)| !path.contains('{'));
-    literal.into_iter().chain(parameterized)
-}
-
-/// One path's resource: its methods, and a JSON 405 for any other.
-fn resource(path: &str, routes: Vec<actix_web::Route>) -> actix_web::Resource {
-    routes
-        .into_iter()
-        .fold(web::resource(path), |res, route| res.route(route))
-        .default_service(web::to(crate::http::method_not_allowed))
-}
-
-/// The actix method guard of an operation.
-pub(super) fn method(method: Method) -> actix_web::Route {
+/// The HTTP method of an operation.
+pub(super) fn method(method: Method) -> actix_web::http::Method {
+    use actix_web::http::Method as M;
     match method {
-        Method::Get => web::get(),
-        Method::Post => web::post(),
-        Method::Put => web::put(),
-        Method::Patch => web::patch(),
-        Method::Delete => web::delete(),
+        Method::Get => M::GET,
+        Method::Post => M::POST,
+        Method::Put => M::PUT,
+        Method::Patch => M::PATCH,
+        Method::Delete => M::DELETE,
     }
 }
 
-pub(super) fn route<O: Operation>() -> actix_web::Route {
-    method(O::META.method).to(handle::<O>)
+/// The handler of operation `O`: its errors become their JSON answers.
+pub(super) fn handler<O: Operation>() -> Handler {
+    |req, mut payload, state| {
+        Box::pin(async move {
+            let payload = match web::Payload::from_request(&req, &mut payload).await {
+                Ok(payload) => payload,
+                Err(e) => return HttpResponse::from_error(e),
+            };
+            handle::<O>(req, payload, state)
+                .await
+                .unwrap_or_else(HttpResponse::from_error)
+        })
+    }
 }
 
 async fn handle<O: Operation>(

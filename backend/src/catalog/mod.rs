@@ -13,6 +13,7 @@ mod output;
 mod page;
 mod registry;
 pub mod request;
+mod router;
 mod socket;
 mod strict;
 mod types;

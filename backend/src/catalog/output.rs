@@ -21,6 +21,7 @@ use utoipa::openapi::{ContentBuilder, RefOr, ResponseBuilder, Schema};
 use utoipa::ToSchema;
 
 use super::openapi::SchemaSet;
+use super::router::Handler;
 use super::socket::Socket;
 use super::{http, socket, Operation};
 use crate::error::{ApiError, ApiResult};
@@ -39,9 +40,9 @@ pub enum OutputKind {
 pub trait Output: Send + Sized + 'static {
     const KIND: OutputKind;
 
-    /// The actix route serving an operation with this output.
-    fn route<O: Operation<Output = Self>>() -> actix_web::Route {
-        http::route::<O>()
+    /// The handler serving an operation with this output.
+    fn handler<O: Operation<Output = Self>>() -> Handler {
+        http::handler::<O>()
     }
 
     /// The documented success response: status and response object.
@@ -348,8 +349,8 @@ impl WebSocket {
 impl Output for WebSocket {
     const KIND: OutputKind = OutputKind::WebSocket;
 
-    fn route<O: Operation<Output = Self>>() -> actix_web::Route {
-        socket::route::<O>()
+    fn handler<O: Operation<Output = Self>>() -> Handler {
+        socket::handler::<O>()
     }
 
     fn document(_: &mut SchemaSet) -> (u16, utoipa::openapi::Response) {

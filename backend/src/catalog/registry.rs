@@ -9,6 +9,9 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use super::output::{Output, OutputKind};
+use super::router::{ApiRouter, Handler};
+#[cfg(test)]
+use super::Method;
 use super::{input, mcp, openapi, Input, NoBody, OpMeta, Operation, QueryInput};
 use crate::access::{Access, Credentials, RequestCtx};
 use crate::error::ApiResult;
@@ -22,8 +25,8 @@ pub trait DynOperation: Send + Sync {
     fn output_kind(&self) -> OutputKind;
     /// Whether the operation reads a JSON body.
     fn has_body(&self) -> bool;
-    /// The actix route running this operation.
-    fn route(&self) -> actix_web::Route;
+    /// The HTTP handler running this operation.
+    fn handler(&self) -> Handler;
     /// The OpenAPI operation; referenced schemas are added to `schemas`.
     fn openapi(&self, schemas: &mut openapi::SchemaSet) -> utoipa::openapi::path::Operation;
     /// Runs with JSON-shaped input (used by MCP): `path`, `query` and `body` are objects.
@@ -72,8 +75,8 @@ impl<O: Operation> DynOperation for Op<O> {
         has_body::<O>()
     }
 
-    fn route(&self) -> actix_web::Route {
-        <O::Output as Output>::route::<O>()
+    fn handler(&self) -> Handler {
+        <O::Output as Output>::handler::<O>()
     }
 
     fn openapi(&self, schemas: &mut openapi::SchemaSet) -> utoipa::openapi::path::Operation {
@@ -108,6 +111,7 @@ pub struct Catalog {
     operations: Vec<Box<dyn DynOperation>>,
     tools: OnceLock<Vec<mcp::Tool>>,
     document: OnceLock<bytes::Bytes>,
+    router: OnceLock<ApiRouter>,
 }
 
 impl Catalog {
@@ -116,6 +120,7 @@ impl Catalog {
             operations,
             tools: OnceLock::new(),
             document: OnceLock::new(),
+            router: OnceLock::new(),
         }
     }
 
@@ -148,20 +153,53 @@ impl Catalog {
             .clone()
     }
 
-    /// Every route the catalog serves: the operations under `/api/v1`, `/mcp` and the
-    /// OpenAPI document.
-    pub fn configure(&'static self, cfg: &mut actix_web::web::ServiceConfig) {
-        super::http::configure(self, cfg, |api| {
-            api.route(
-                "/openapi.json",
-                actix_web::web::get().to(move || async move {
+    /// The operations and the OpenAPI document under `/api/v1` (one router, built on the
+    /// first call).
+    pub fn configure_api(&'static self, cfg: &mut actix_web::web::ServiceConfig) {
+        use actix_web::web;
+        let router = self.router.get_or_init(|| {
+            let document: Handler = |req, _, _| {
+                let bytes = req.app_data::<Served>().map(|s| s.0.document_bytes());
+                Box::pin(async move {
                     actix_web::HttpResponse::Ok()
                         .content_type(actix_web::http::header::ContentType::json())
-                        .body(self.document_bytes())
-                }),
-            );
+                        .body(bytes.unwrap_or_default())
+                })
+            };
+            let routes = super::http::routes(self).chain([(
+                "/openapi.json",
+                actix_web::http::Method::GET,
+                document,
+            )]);
+            // The paths are the application's own constants, checked by the tests: one that
+            // the router refuses is a programming error.
+            ApiRouter::new(routes).unwrap_or_else(|e| panic!("the catalog's routes: {e:#}"))
         });
+        cfg.app_data(Served(self)).service(
+            web::scope("/api/v1")
+                .default_service(actix_web::dev::fn_service(move |req| router.dispatch(req))),
+        );
+    }
+
+    /// The operations as MCP tools, at `/mcp`.
+    pub fn configure_mcp(&'static self, cfg: &mut actix_web::web::ServiceConfig) {
         mcp::configure(self, cfg);
+    }
+}
+
+/// The catalog the application serves, for the handler of its document.
+struct Served(&'static Catalog);
+
+#[cfg(test)]
+impl Catalog {
+    /// The id of the operation `method path` (relative to `/api/v1`) reaches.
+    pub fn routed(&'static self, method: Method, path: &str) -> Option<&'static str> {
+        let router = ApiRouter::new(super::http::routes(self)).ok()?;
+        let handler = router.handler_at(&super::http::method(method), path)?;
+        self.operations
+            .iter()
+            .find(|op| std::ptr::fn_addr_eq(op.handler(), handler))
+            .map(|op| op.meta().id)
     }
 }
 

@@ -5,12 +5,13 @@
 
 use std::time::Duration;
 
-use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use actix_web::{web, FromRequest, HttpRequest, HttpResponse, ResponseError};
 use actix_ws::Message;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 
 use super::output::WebSocket;
+use super::router::Handler;
 use super::{authorize, input, request, Input, OpMeta, Operation, QueryInput};
 use crate::access::{Credentials, RequestCtx};
 use crate::error::ApiError;
@@ -78,8 +79,16 @@ impl Socket {
     }
 }
 
-pub(super) fn route<O: Operation<Output = WebSocket>>() -> actix_web::Route {
-    web::get().to(connect::<O>)
+pub(super) fn handler<O: Operation<Output = WebSocket>>() -> Handler {
+    |req, mut payload, state| {
+        Box::pin(async move {
+            let connected = match web::Payload::from_request(&req, &mut payload).await {
+                Ok(payload) => connect::<O>(req, payload, state).await,
+                Err(e) => Err(e),
+            };
+            connected.unwrap_or_else(HttpResponse::from_error)
+        })
+    }
 }
 
 fn is_upgrade(req: &HttpRequest) -> bool {

@@ -5,7 +5,7 @@
 //! they are.
 
 use actix_http::encoding::Encoder;
-use actix_web::body::{BodySize, EitherBody, MessageBody};
+use actix_web::body::{BodySize, BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, AcceptEncoding, ContentEncoding, Encoding, HeaderValue};
 use actix_web::http::StatusCode;
@@ -21,17 +21,13 @@ pub fn accepts_gzip(req: &ServiceRequest) -> bool {
         .is_some_and(|chosen| chosen == Encoding::gzip())
 }
 
-/// The response, gzipped when it is worth it and `gzip` was accepted.
-pub fn apply<B: MessageBody>(
-    res: ServiceResponse<B>,
-    gzip: bool,
-) -> ServiceResponse<EitherBody<B, Encoder<B>>> {
+/// The response, gzipped when it is worth it and `gzip` was accepted. The body stays boxed
+/// either way: an answer that is not compressed is not moved or rewrapped.
+pub fn apply(res: ServiceResponse<BoxBody>, gzip: bool) -> ServiceResponse<BoxBody> {
     if !gzip || !worth_it(&res) {
-        return res.map_into_left_body();
+        return res;
     }
-    res.map_body(|head, body| {
-        EitherBody::right(Encoder::response(ContentEncoding::Gzip, head, body))
-    })
+    res.map_body(|head, body| Encoder::response(ContentEncoding::Gzip, head, body).boxed())
 }
 
 fn worth_it<B: MessageBody>(res: &ServiceResponse<B>) -> bool {

@@ -10,11 +10,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
-use actix_http::encoding::Encoder;
-use actix_web::body::{EitherBody, MessageBody};
+use actix_web::body::BoxBody;
 use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform};
-use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::Error;
+use tracing::level_filters::LevelFilter;
 use tracing::Instrument;
 
 use super::{compress, db_gate, request_id};
@@ -32,12 +31,11 @@ impl RequestFrame {
     }
 }
 
-impl<S, B> Transform<S, ServiceRequest> for RequestFrame
+impl<S> Transform<S, ServiceRequest> for RequestFrame
 where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
-    B: MessageBody + 'static,
+    S: Service<ServiceRequest, Response = ServiceResponse<BoxBody>, Error = Error> + 'static,
 {
-    type Response = ServiceResponse<FramedBody<B>>;
+    type Response = ServiceResponse<BoxBody>;
     type Error = Error;
     type Transform = RequestFrameService<S>;
     type InitError = ();
@@ -56,19 +54,17 @@ pub struct RequestFrameService<S> {
     health: Arc<DbHealth>,
 }
 
-/// The app's body, maybe gzipped; or the gate's answer.
-pub type FramedBody<B> = EitherBody<EitherBody<B, Encoder<B>>>;
+/// The app's answers are boxed bodies already (and a gzipped one is boxed again), so the
+/// frame changes no response's type: nothing is moved into a wrapper on the way out.
+type FrameFuture = Pin<Box<dyn Future<Output = Result<ServiceResponse<BoxBody>, Error>>>>;
 
-type FrameFuture<B> = Pin<Box<dyn Future<Output = Result<ServiceResponse<FramedBody<B>>, Error>>>>;
-
-impl<S, B> Service<ServiceRequest> for RequestFrameService<S>
+impl<S> Service<ServiceRequest> for RequestFrameService<S>
 where
-    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
-    B: MessageBody + 'static,
+    S: Service<ServiceRequest, Response = ServiceResponse<BoxBody>, Error = Error> + 'static,
 {
-    type Response = ServiceResponse<FramedBody<B>>;
+    type Response = ServiceResponse<BoxBody>;
     type Error = Error;
-    type Future = FrameFuture<B>;
+    type Future = FrameFuture;
 
     actix_web::dev::forward_ready!(service);
 
@@ -76,43 +72,49 @@ where
         let id = request_id::of_request(req.headers());
         let span = tracing::info_span!(
             "request",
-            request_id = %id,
+            request_id = id.to_str().unwrap_or_default(),
             http.method = %req.method(),
             http.path = %req.path(),
         );
         let service = self.service.clone();
         let health = self.health.clone();
-        let header = HeaderValue::from_str(&id).ok();
         let gzip = compress::accepts_gzip(&req);
-        let in_span = span.clone();
         Box::pin(async move {
-            let started = Instant::now();
+            // Only a line that can be written needs the time.
+            let started = (LevelFilter::current() >= LevelFilter::WARN).then(Instant::now);
             // Handler and extractor errors become responses inside this scope, so their
             // bodies carry the id; so does the gate's answer.
-            let res = request_local::scope(id, async move {
-                if let Some(refused) = db_gate::refuse(&health, req.path()) {
-                    return Ok(req.into_response(refused).map_into_right_body());
-                }
-                let res = service.call(req).await?;
-                db_gate::observe(&health, &res);
-                Ok::<_, Error>(compress::apply(res, gzip).map_into_left_body())
-            })
-            .instrument(in_span)
-            .await;
-            let mut res = res?;
-            if let Some(value) = header {
-                res.headers_mut()
-                    .insert(HeaderName::from_static(request_id::HEADER), value);
-            }
-            let status = res.status().as_u16();
-            span.in_scope(|| {
-                let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-                if status >= 500 {
-                    tracing::warn!(http.status = status, duration_ms, "request finished");
+            let scoped = request_local::scope(id, async move {
+                let res = if let Some(refused) = db_gate::refuse(&health, req.path()) {
+                    Ok(req.into_response(refused))
                 } else {
-                    tracing::info!(http.status = status, duration_ms, "request finished");
-                }
+                    service.call(req).await.map(|res| {
+                        db_gate::observe(&health, &res);
+                        compress::apply(res, gzip)
+                    })
+                };
+                (res, request_local::take_id())
             });
+            let (res, id) = if span.is_disabled() {
+                scoped.await
+            } else {
+                scoped.instrument(span.clone()).await
+            };
+            let mut res = res?;
+            if let Some(id) = id {
+                res.headers_mut().insert(request_id::HEADER, id);
+            }
+            if let Some(started) = started {
+                let status = res.status().as_u16();
+                span.in_scope(|| {
+                    let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+                    if status >= 500 {
+                        tracing::warn!(http.status = status, duration_ms, "request finished");
+                    } else {
+                        tracing::info!(http.status = status, duration_ms, "request finished");
+                    }
+                });
+            }
             Ok(res)
         })
     }
