@@ -1,6 +1,7 @@
 //! The bare twins bench/run.sh compares the server with: plain actix handlers with nothing
 //! but the work itself, reading the server's own SQLite file.
 //!   GET /healthz          the fixed body of the server's /healthz
+//!   GET /info             a fixed body as long as the server's system/info answer
 //!   GET /bots?workspace=  the bots list: the server's query (one SELECT, paged in SQL with
 //!                         the total beside each row) and the server's JSON, without
 //!                         authentication, middleware or catalog
@@ -95,6 +96,22 @@ async fn healthz() -> HttpResponse {
         .body(r#"{"status":"ok"}"#)
 }
 
+/// A fixed body as long as the server's system/info answer: the cost of its bytes alone.
+async fn info_sized() -> HttpResponse {
+    const BODY: &str = concat!(
+        r#"{"code":0,"msg":"ok","data":{"version":"0.1.0","edition":"community","#,
+        r#""initialized":true,"multi_workspace":false,"mcp_stdio_enabled":false,"debug":false,"#,
+        r#""deployment_mode":"oss","enable_marketplace":false,"cloud_service_url":"","#,
+        r#""allow_modify_login_info":true,"disable_models_service":true,"limitation":"#,
+        r#"{"max_bots":-1,"max_pipelines":-1,"max_extensions":-1,"max_knowledge_bases":-1},"#,
+        r#""outbound_ips":[],"invitation_delivery":{"enabled":false,"provider":null},"#,
+        r#""wizard_status":"none","wizard_progress":null}}"#
+    );
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(BODY)
+}
+
 async fn bots(
     state: web::Data<State>,
     query: web::Query<BotsQuery>,
@@ -186,6 +203,7 @@ async fn main() -> std::io::Result<()> {
         App::new()
             .app_data(state.clone())
             .route("/healthz", web::get().to(healthz))
+            .route("/info", web::get().to(info_sized))
             .route("/bots", web::get().to(bots))
     })
     .workers(cores)

@@ -101,6 +101,8 @@ async fn handle<O: Operation>(
             input::from_value::<O::Body>(serde_json::Value::Null, "")?
         },
     };
-    let output = O::run(&state, &ctx, input).await?;
+    // Boxed: an operation's future can be kilobytes (its queries'), and inline it would size
+    // this handler's future, moved into a box of its own on every request, cheap ones too.
+    let output = Box::pin(O::run(&state, &ctx, input)).await?;
     Ok(output.respond())
 }

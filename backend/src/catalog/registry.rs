@@ -156,7 +156,6 @@ impl Catalog {
     /// The operations and the OpenAPI document under `/api/v1` (one router, built on the
     /// first call).
     pub fn configure_api(&'static self, cfg: &mut actix_web::web::ServiceConfig) {
-        use actix_web::web;
         let router = self.router.get_or_init(|| {
             let document: Handler = |req, _, _| {
                 let bytes = req.app_data::<Served>().map(|s| s.0.document_bytes());
@@ -175,10 +174,7 @@ impl Catalog {
             // the router refuses is a programming error.
             ApiRouter::new(routes).unwrap_or_else(|e| panic!("the catalog's routes: {e:#}"))
         });
-        cfg.app_data(Served(self)).service(
-            web::scope("/api/v1")
-                .default_service(actix_web::dev::fn_service(move |req| router.dispatch(req))),
-        );
+        cfg.app_data(Served(self)).service(ApiService(router));
     }
 
     /// The operations as MCP tools, at `/mcp`.
@@ -189,6 +185,22 @@ impl Catalog {
 
 /// The catalog the application serves, for the handler of its document.
 struct Served(&'static Catalog);
+
+/// `/api/v1` as one prefix whose requests all go to the router: an actix scope would add a
+/// router of its own (and its walk) in between.
+struct ApiService(&'static ApiRouter);
+
+impl actix_web::dev::HttpServiceFactory for ApiService {
+    fn register(self, config: &mut actix_web::dev::AppService) {
+        let router = self.0;
+        config.register_service(
+            actix_web::dev::ResourceDef::prefix("/api/v1"),
+            None,
+            actix_web::dev::fn_service(move |req| router.dispatch(req)),
+            None,
+        );
+    }
+}
 
 #[cfg(test)]
 impl Catalog {
@@ -220,16 +232,17 @@ pub async fn authorize(
         }
         // Any valid credential selects its Workspace (MCP's API key too, so both faces agree);
         // an invalid one is ignored, as if none were sent.
-        let resolved = state
-            .identity
-            .authenticate(Access::Workspace, credentials, base.clone())
-            .await;
+        // Boxed (here and below): the credential lookups' future is large, and inline it
+        // would size every request's handler, anonymous ones too.
+        let resolved = Box::pin(state.identity.authenticate(
+            Access::Workspace,
+            credentials,
+            base.clone(),
+        ))
+        .await;
         return Ok(resolved.unwrap_or(base));
     }
-    let ctx = state
-        .identity
-        .authenticate(meta.access, credentials, base)
-        .await?;
+    let ctx = Box::pin(state.identity.authenticate(meta.access, credentials, base)).await?;
     // From here on, errors speak the Workspace's language.
     crate::error::request_local::set_language(ctx.language());
     if let (Some(permission), Some(ws)) = (meta.permission, ctx.workspace.as_ref()) {

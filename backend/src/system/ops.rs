@@ -67,51 +67,62 @@ impl Operation for GetSystemInfo {
         if let Some(prepared) = seen.anonymous.get().filter(|_| anonymous) {
             return Ok(prepared.clone());
         }
-        let initialized = is_initialized(state, &seen).await?;
-        let multi = state.settings.workspaces.multi;
-        let (wizard_status, wizard_progress) = match &ctx.workspace {
-            Some(ws) => (
-                wizard::status(&state.db, &ws.uuid).await?,
-                wizard::progress(&state.db, &ws.uuid).await?,
-            ),
-            None => ("none".into(), None),
-        };
-        let prepared = Prepared::new(&SystemInfo {
-            version: env!("CARGO_PKG_VERSION").into(),
-            edition: if multi {
-                "multi-workspace"
-            } else {
-                "community"
-            }
-            .into(),
-            initialized,
-            multi_workspace: multi,
-            mcp_stdio_enabled: state.settings.mcp.stdio.enabled,
-            debug: false,
-            deployment_mode: "oss".into(),
-            enable_marketplace: false,
-            cloud_service_url: String::new(),
-            allow_modify_login_info: true,
-            disable_models_service: true,
-            limitation: Limitation {
-                max_bots: -1,
-                max_pipelines: -1,
-                max_extensions: -1,
-                max_knowledge_bases: -1,
-            },
-            outbound_ips: Vec::new(),
-            invitation_delivery: InvitationDelivery {
-                enabled: false,
-                provider: None,
-            },
-            wizard_status,
-            wizard_progress,
-        })?;
-        if anonymous && initialized {
-            let _ = seen.anonymous.set(prepared.clone());
-        }
-        Ok(prepared)
+        // Boxed: the answer above is the common one, and its future stays small.
+        Box::pin(build_info(state, ctx, &seen, anonymous)).await
     }
+}
+
+/// The system/info answer, read afresh.
+async fn build_info(
+    state: &AppState,
+    ctx: &RequestCtx,
+    seen: &SystemInfoSeen,
+    anonymous: bool,
+) -> ApiResult<Prepared<SystemInfo>> {
+    let initialized = is_initialized(state, seen).await?;
+    let multi = state.settings.workspaces.multi;
+    let (wizard_status, wizard_progress) = match &ctx.workspace {
+        Some(ws) => (
+            wizard::status(&state.db, &ws.uuid).await?,
+            wizard::progress(&state.db, &ws.uuid).await?,
+        ),
+        None => ("none".into(), None),
+    };
+    let prepared = Prepared::new(&SystemInfo {
+        version: env!("CARGO_PKG_VERSION").into(),
+        edition: if multi {
+            "multi-workspace"
+        } else {
+            "community"
+        }
+        .into(),
+        initialized,
+        multi_workspace: multi,
+        mcp_stdio_enabled: state.settings.mcp.stdio.enabled,
+        debug: false,
+        deployment_mode: "oss".into(),
+        enable_marketplace: false,
+        cloud_service_url: String::new(),
+        allow_modify_login_info: true,
+        disable_models_service: true,
+        limitation: Limitation {
+            max_bots: -1,
+            max_pipelines: -1,
+            max_extensions: -1,
+            max_knowledge_bases: -1,
+        },
+        outbound_ips: Vec::new(),
+        invitation_delivery: InvitationDelivery {
+            enabled: false,
+            provider: None,
+        },
+        wizard_status,
+        wizard_progress,
+    })?;
+    if anonymous && initialized {
+        let _ = seen.anonymous.set(prepared.clone());
+    }
+    Ok(prepared)
 }
 
 /// `GET /api/v1/system/context`.
