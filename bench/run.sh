@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${1:-10}"
 CONNECTIONS="${2:-32}"
-ROUNDS="${3:-3}"
+ROUNDS="${3:-5}"
 # shellcheck source=lib.sh
 source bench/lib.sh
 # A pinned load generator has one core: one thread (as the issues measured).
@@ -94,27 +94,20 @@ run() { # name, wrk args... (TARGET names the serving process; the server by def
 
 pinning="not pinned"; [ ${#ON_LOAD_CPU[@]} -gt 0 ] && pinning="server on CPU $SERVER_CPU, wrk on CPU $LOAD_CPU"
 echo "LangBot bench: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, release build, $(db=${LANGBOT_DATABASE_URL:-sqlite:}; echo "${db%%:*}"), $(nproc) cores, $pinning; load:$(uptime | sed 's/.*load average://')"
-# The ratio table's endpoints run in interleaved rounds and each is compared at its best
-# round with its twin's best: this machine's neighbours move its speed by a third from one
-# minute to the next, which a single pass would count as the server's.
-declare -A BEST
-keep_best() { # key: the last run, if its throughput is the key's best so far
-  local rps; read -r rps _ < "$DIR/last"
-  if [ -z "${BEST[$1]:-}" ] || awk -v a="$rps" -v b="${BEST[$1]%% *}" 'BEGIN {exit !(a > b)}'; then
-    BEST[$1]="$(cat "$DIR/last")"
-  fi
-}
+# The ratio table's endpoints run in rounds, each endpoint next to its twin, and a ratio is
+# the median over the rounds of the ratio within each round: this machine's neighbours move
+# its speed by a third from one minute to the next, which comparing runs far apart in time
+# (or one endpoint's best minute with its twin's) would count as the server's.
+keep() { cat "$DIR/last" >> "$DIR/runs.$1"; } # key: appends the last run's "req/s µs-CPU"
 for round in $(seq "$ROUNDS"); do
   echo "-- round $round of $ROUNDS"
-  run "GET /healthz" "$BASE/healthz"; keep_best health
-  TARGET=$TWIN_PID run "bare twin: fixed body" "$TWIN/healthz"; keep_best bare_health
-  run "GET /api/v1/system/info (no auth)" "$BASE/api/v1/system/info"; keep_best info
-  run "GET /api/v1/platform/bots (10, session)" -H "Authorization: Bearer $TOKEN" "$BASE/api/v1/platform/bots"; keep_best bots_session
-  run "GET /api/v1/platform/bots (10, key)" -H "X-API-Key: $KEY" "$BASE/api/v1/platform/bots"; keep_best bots
-  TARGET=$TWIN_PID run "bare twin: bots list (10, one SELECT)" "$TWIN/bots?workspace=$WORKSPACE"; keep_best bare_bots
+  TARGET=$TWIN_PID run "bare twin: fixed body" "$TWIN/healthz"; keep bare_health
+  run "GET /healthz" "$BASE/healthz"; keep health
+  run "GET /api/v1/system/info (no auth)" "$BASE/api/v1/system/info"; keep info
+  TARGET=$TWIN_PID run "bare twin: bots list (10, one SELECT)" "$TWIN/bots?workspace=$WORKSPACE"; keep bare_bots
+  run "GET /api/v1/platform/bots (10, key)" -H "X-API-Key: $KEY" "$BASE/api/v1/platform/bots"; keep bots
+  run "GET /api/v1/platform/bots (10, session)" -H "Authorization: Bearer $TOKEN" "$BASE/api/v1/platform/bots"; keep bots_session
 done
-health="${BEST[health]}"; bare_health="${BEST[bare_health]}"; info="${BEST[info]}"
-bots_session="${BEST[bots_session]}"; bots="${BEST[bots]}"; bare_bots="${BEST[bare_bots]}"
 echo "-- once each"
 run "GET /api/v1/system/context (API key)" -H "X-API-Key: $KEY" "$BASE/api/v1/system/context"; ctx=$(cat "$DIR/last")
 run "GET /api/v1/provider/models/llm (20, key)" -H "X-API-Key: $KEY" "$BASE/api/v1/provider/models/llm"; models=$(cat "$DIR/last")
@@ -127,24 +120,31 @@ LUA
 run "fake model alone (its own latency)" -s "$DIR/model.lua" "http://127.0.0.1:$UP/v1/chat/completions"
 run "POST /bots/{uuid}/sync (whole turn)" -s "$DIR/sync.lua" "$BASE/bots/$BOT/sync"; turns=$(cat "$DIR/last")
 rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
-python3 - "$health" "$bare_health" "$info" "$bots" "$bots_session" "$bare_bots" "$ctx" "$models" "$dry" "$turns" "$ready_ms" "$rss_kib" "$setup_rss_kib" "$ROUNDS" <<'PY'
-import sys
-h, bh, i, b, bs, bb, c, m, d, t = ([float(x) for x in a.split()] for a in sys.argv[1:11])
-ready, rss, setup_rss = int(sys.argv[11]), int(sys.argv[12]), int(sys.argv[13])
-print(f"\nbest of {sys.argv[14]} rounds each")
+python3 - "$DIR" "$ctx" "$models" "$dry" "$turns" "$ready_ms" "$rss_kib" "$setup_rss_kib" "$ROUNDS" <<'PY'
+import statistics, sys
+runs = {}
+for key in ["health", "bare_health", "info", "bots", "bots_session", "bare_bots"]:
+    with open(f"{sys.argv[1]}/runs.{key}") as f:
+        runs[key] = [[float(x) for x in line.split()] for line in f if line.strip()]
+c, m, d, t = ([float(x) for x in a.split()] for a in sys.argv[2:6])
+ready, rss, setup_rss = int(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
+med = lambda key, i: statistics.median(r[i] for r in runs[key])
+print(f"\nmedians of {sys.argv[9]} rounds; a ratio is the median of the rounds' own ratios")
 print(f"{'endpoint':<28} {'req/s':>9} {'µs CPU':>7}   {'twin':<22} {'req/s':>9} {'µs CPU':>7}   {'ratio':>5} target")
-for name, v, twin_name, tw, target in [
-    ("GET /healthz", h, "bare fixed body", bh, 0.8),
-    ("GET /system/info", i, "GET /healthz", h, 0.8),
-    ("bots list, API key", b, "bare actix + SeaORM", bb, 0.8),
-    ("bots list, session token", bs, "bare actix + SeaORM", bb, 0.8),
+for name, key, twin_name, twin, target in [
+    ("GET /healthz", "health", "bare fixed body", "bare_health", 0.8),
+    ("GET /system/info", "info", "GET /healthz", "health", 0.8),
+    ("bots list, API key", "bots", "bare actix + SeaORM", "bare_bots", 0.8),
+    ("bots list, session token", "bots_session", "bare actix + SeaORM", "bare_bots", 0.8),
 ]:
-    ratio = v[0] / tw[0]
+    ratios = [a[0] / b[0] for a, b in zip(runs[key], runs[twin])]
+    ratio = statistics.median(ratios)
     verdict = "ok" if ratio >= target else "below"
-    print(f"{name:<28} {v[0]:>9.0f} {v[1]:>7.1f}   {twin_name:<22} {tw[0]:>9.0f} {tw[1]:>7.1f}   {ratio:>5.2f} >= {target} {verdict}")
+    print(f"{name:<28} {med(key, 0):>9.0f} {med(key, 1):>7.1f}   {twin_name:<22} {med(twin, 0):>9.0f} {med(twin, 1):>7.1f}   {ratio:>5.2f} >= {target} {verdict}   rounds: {' '.join(f'{r:.2f}' for r in ratios)}")
 print()
+h = med("health", 0)
 for name, v in [("system/context", c), ("models list", m), ("dry-run", d), ("sync turn", t)]:
-    print(f"{name:>16} / healthz throughput: {v[0] / h[0]:.2f}")
+    print(f"{name:>16} / healthz throughput: {v[0] / h:.2f}")
 print(f"ready in {ready} ms; peak RSS under load {rss / 1024:.1f} MiB (target 30); during setup {setup_rss / 1024:.1f} MiB")
 PY
 # What the resident set is made of: the executable's mapped code (file-backed, shared with
