@@ -58,11 +58,11 @@ pub async fn build_state(settings: Settings) -> anyhow::Result<AppState> {
 
 /// The routes of the whole service.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    // actix tries these in order, each try costing about as much as a small handler: the
-    // API (most of the traffic) first, then health.
-    cfg.configure(|cfg| crate::api::catalog().configure_api(cfg))
-        .route("/healthz", web::get().to(http::health::healthz))
+    // actix tries these in order, each try costing a few hundred instructions: the health
+    // checks (polled by every balancer and orchestrator) first, then the API.
+    cfg.route("/healthz", web::get().to(http::health::healthz))
         .route("/readyz", web::get().to(http::health::readyz))
+        .configure(|cfg| crate::api::catalog().configure_api(cfg))
         .configure(|cfg| crate::api::catalog().configure_mcp(cfg))
         .service(web::redirect("/api/docs", "/api/docs/"))
         .configure(crate::runtime::adapters::ingress::configure)
