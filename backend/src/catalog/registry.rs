@@ -153,10 +153,15 @@ impl Catalog {
             .clone()
     }
 
-    /// The operations and the OpenAPI document under `/api/v1` (one router, built on the
-    /// first call).
+    /// The operations and the OpenAPI document under `/api/v1`.
     pub fn configure_api(&'static self, cfg: &mut actix_web::web::ServiceConfig) {
-        let router = self.router.get_or_init(|| {
+        cfg.app_data(Served(self))
+            .service(ApiService(self.router()));
+    }
+
+    /// The `/api/v1` router, built on first use.
+    fn router(&'static self) -> &'static ApiRouter {
+        self.router.get_or_init(|| {
             let document: Handler = |req, _, _| {
                 let bytes = req.app_data::<Served>().map(|s| s.0.document_bytes());
                 Box::pin(async move {
@@ -173,8 +178,7 @@ impl Catalog {
             // The paths are the application's own constants, checked by the tests: one that
             // the router refuses is a programming error.
             ApiRouter::new(routes).unwrap_or_else(|e| panic!("the catalog's routes: {e:#}"))
-        });
-        cfg.app_data(Served(self)).service(ApiService(router));
+        })
     }
 
     /// The operations as MCP tools, at `/mcp`.
@@ -206,8 +210,9 @@ impl actix_web::dev::HttpServiceFactory for ApiService {
 impl Catalog {
     /// The id of the operation `method path` (relative to `/api/v1`) reaches.
     pub fn routed(&'static self, method: Method, path: &str) -> Option<&'static str> {
-        let router = ApiRouter::new(super::http::routes(self)).ok()?;
-        let handler = router.handler_at(&super::http::method(method), path)?;
+        let handler = self
+            .router()
+            .handler_at(&super::http::method(method), path)?;
         self.operations
             .iter()
             .find(|op| std::ptr::fn_addr_eq(op.handler(), handler))

@@ -79,16 +79,21 @@ impl ApiRouter {
     /// copied: they borrow the request, which the caller then changes).
     fn find(&'static self, req: &ServiceRequest) -> Option<(Handler, Params)> {
         let found = self.paths.at(req.match_info().unprocessed()).ok()?;
-        let handler = self.endpoints[*found.value]
-            .iter()
-            .find(|(method, _)| method == req.method())
-            .map(|(_, handler)| *handler)?;
+        let handler = self.handler_of(*found.value, req.method())?;
         let params = found
             .params
             .iter()
             .map(|(name, value)| (name, value.to_string()))
             .collect();
         Some((handler, params))
+    }
+
+    /// The handler of `method` at the path numbered `index`.
+    fn handler_of(&self, index: usize, method: &Method) -> Option<Handler> {
+        self.endpoints[index]
+            .iter()
+            .find(|(m, _)| m == method)
+            .map(|(_, handler)| *handler)
     }
 }
 
@@ -98,11 +103,7 @@ type Params = Vec<(&'static str, String)>;
 impl ApiRouter {
     /// The handler `method path` reaches.
     pub fn handler_at(&self, method: &Method, path: &str) -> Option<Handler> {
-        let found = self.paths.at(path).ok()?;
-        self.endpoints[*found.value]
-            .iter()
-            .find(|(m, _)| m == method)
-            .map(|(_, h)| *h)
+        self.handler_of(*self.paths.at(path).ok()?.value, method)
     }
 }
 

@@ -57,15 +57,13 @@ pub fn sync_scoped<R>(local: &Rc<RequestLocal>, f: impl FnOnce() -> R) -> R {
 /// The current request id and language (empty id outside a request).
 pub fn current() -> (String, Language) {
     REQUEST
-        .try_with(|r| (text(&r.id.borrow()), r.language.get()))
+        .try_with(|r| (r.id_text(), r.language.get()))
         .unwrap_or_else(|_| (String::new(), Language::EnUs))
 }
 
 /// The current request id (empty outside a request).
 pub fn id() -> String {
-    REQUEST
-        .try_with(|r| text(&r.id.borrow()))
-        .unwrap_or_default()
+    REQUEST.try_with(|r| r.id_text()).unwrap_or_default()
 }
 
 /// An id is visible ASCII (accepted or generated so): UTF-8, checked the fast way.

@@ -47,14 +47,14 @@ where
 
     fn new_transform(&self, service: S) -> Self::Future {
         ready(Ok(RequestFrameService {
-            service: Rc::new(service),
+            service,
             health: self.health.clone(),
         }))
     }
 }
 
 pub struct RequestFrameService<S> {
-    service: Rc<S>,
+    service: S,
     health: Arc<DbHealth>,
 }
 

@@ -67,8 +67,9 @@ impl Operation for GetSystemInfo {
         if let Some(prepared) = seen.anonymous.get().filter(|_| anonymous) {
             return Ok(prepared.clone());
         }
-        // Boxed: the answer above is the common one, and its future stays small.
-        Box::pin(build_info(state, ctx, &seen, anonymous)).await
+        // Boxed: the answer above is the common one, and with the reads below inline this
+        // future (which the catalog boxes) would be kilobytes for it too.
+        Box::pin(build_info(state, ctx, &seen)).await
     }
 }
 
@@ -77,7 +78,6 @@ async fn build_info(
     state: &AppState,
     ctx: &RequestCtx,
     seen: &SystemInfoSeen,
-    anonymous: bool,
 ) -> ApiResult<Prepared<SystemInfo>> {
     let initialized = is_initialized(state, seen).await?;
     let multi = state.settings.workspaces.multi;
@@ -119,7 +119,7 @@ async fn build_info(
         wizard_status,
         wizard_progress,
     })?;
-    if anonymous && initialized {
+    if ctx.workspace.is_none() && initialized {
         let _ = seen.anonymous.set(prepared.clone());
     }
     Ok(prepared)
