@@ -2,7 +2,7 @@
 # Instructions per request (valgrind's callgrind), which unlike req/s do not move with this
 # machine's neighbours: GET /healthz and GET /api/v1/system/info on the server, GET /healthz on
 # the bare twin, each over one keep-alive connection after a warm-up.
-#   bench/instructions.sh [requests]          (BENCH_BIN=… counts another build)
+#   bench/instructions.sh [requests]   (BENCH_BIN=… counts another build, BENCH_TWIN=… its twin)
 # memset/memcpy count one instruction per byte moved by `rep` (glibc's large copies), so the
 # totals overstate those; compare builds with each other, not with cycles.
 set -euo pipefail
@@ -11,7 +11,7 @@ N="${1:-2000}"
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 # shellcheck source=lib.sh
 source bench/lib.sh
-cargo build --release --locked -p langbot-bench --bin bare-twin >/dev/null
+build_twin
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$DIR"' EXIT
 
 # Sends $2 GETs of path $3 to 127.0.0.1:$1 on one connection, as wrk does (Host only).
@@ -68,7 +68,7 @@ info=$(count "$SERVER" "$DIR/server.cg" "$SPORT" /api/v1/system/info)
 TPORT="$(free_port)"
 BARE_ADDR="127.0.0.1:$TPORT" BARE_DATABASE_URL="sqlite://$DIR/langbot.db" BARE_PUBLIC_URL=http://x \
   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$DIR/twin.cg" \
-  "$CARGO_TARGET_DIR/release/bare-twin" >/dev/null 2>&1 & TWIN=$!; PIDS+=($TWIN)
+  "$TWIN_BIN" >/dev/null 2>&1 & TWIN=$!; PIDS+=($TWIN)
 until curl -fs "http://127.0.0.1:$TPORT/healthz" >/dev/null 2>&1; do sleep 0.2; done
 bare=$(count "$TWIN" "$DIR/twin.cg" "$TPORT" /healthz)
 

@@ -5,9 +5,15 @@
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/cache/langbot-target}"
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-# BENCH_BIN runs another build (e.g. an older commit's) against the same script.
+# BENCH_BIN runs another build (e.g. an older commit's) against the same script, and
+# BENCH_TWIN the bare twin built with it (a twin built with other compiler settings would
+# move the ratios by itself).
 if [ -z "${BENCH_BIN:-}" ]; then cargo build --release --locked -p langbot >/dev/null; fi
 BIN="${BENCH_BIN:-$CARGO_TARGET_DIR/release/langbot}"
+build_twin() {
+  if [ -z "${BENCH_TWIN:-}" ]; then cargo build --release --locked -p langbot-bench --bin bare-twin >/dev/null; fi
+  TWIN_BIN="${BENCH_TWIN:-$CARGO_TARGET_DIR/release/bare-twin}"
+}
 # With two cores or more the server gets one core and the load generator another, so a
 # figure does not depend on how the scheduler shares them (BENCH_PIN=0 turns this off).
 if [ "${BENCH_PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ]; then

@@ -17,7 +17,7 @@ ROUNDS="${3:-5}"
 source bench/lib.sh
 # A pinned load generator has one core: one thread (as the issues measured).
 if [ ${#ON_LOAD_CPU[@]} -gt 0 ]; then THREADS=1; else THREADS=$(( CONNECTIONS < 2 ? CONNECTIONS : 2 )); fi
-cargo build --release --locked -p langbot-bench --bin bare-twin >/dev/null
+build_twin
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$DIR"' EXIT
 start_langbot
 setup_owner
@@ -32,7 +32,7 @@ echo 5 > "/proc/$PID/clear_refs" 2>/dev/null || true
 
 TWIN_PORT="$(free_port)"; TWIN="http://127.0.0.1:$TWIN_PORT"
 BARE_ADDR="127.0.0.1:$TWIN_PORT" BARE_DATABASE_URL="sqlite://$DIR/langbot.db" BARE_PUBLIC_URL="$BASE" \
-  BARE_SECRET_KEYS=inbound_secret "${ON_SERVER_CPU[@]}" "$CARGO_TARGET_DIR/release/bare-twin" & TWIN_PID=$!; PIDS+=($TWIN_PID)
+  BARE_SECRET_KEYS=inbound_secret "${ON_SERVER_CPU[@]}" "$TWIN_BIN" & TWIN_PID=$!; PIDS+=($TWIN_PID)
 until curl -fs "$TWIN/healthz" >/dev/null 2>&1; do sleep 0.005; done
 # The twin must answer what the server answers, or the ratio means nothing.
 python3 - <(curl -fs "$BASE/api/v1/platform/bots" -H "X-API-Key: $KEY") <(curl -fs "$TWIN/bots?workspace=$WORKSPACE") <<'PY'

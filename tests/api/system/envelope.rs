@@ -67,5 +67,8 @@ async fn an_unacceptable_request_id_is_replaced() {
         .await;
     assert_ne!(res.header("x-request-id"), Some("has space"));
     let plain = app.get("/healthz").await;
-    assert!(plain.header("x-request-id").is_some_and(|v| v.len() == 32));
+    // A generated id is a number (a per-thread counter from a random start).
+    assert!(plain
+        .header("x-request-id")
+        .is_some_and(|v| v.parse::<u64>().is_ok()));
 }
