@@ -3,6 +3,7 @@
 # machine's neighbours: GET /healthz and GET /api/v1/system/info on the server, GET /healthz on
 # the bare twin, each over one keep-alive connection after a warm-up.
 #   bench/instructions.sh [requests]   (BENCH_BIN=… counts another build, BENCH_TWIN=… its twin)
+# BENCH_TOP=K also prints each path's K costliest functions (self cost, per request) on stderr.
 # memset/memcpy count one instruction per byte moved by `rep` (glibc's large copies), so the
 # totals overstate those; compare builds with each other, not with cycles.
 set -euo pipefail
@@ -50,6 +51,15 @@ count() {
   sleep 0.5
   local total
   total=$(callgrind_annotate "$out".* 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+  if [ -n "${BENCH_TOP:-}" ]; then
+    echo "top $BENCH_TOP of $(basename "$out" .cg) $path (instructions per request, self):" >&2
+    callgrind_annotate --threshold=100 "$out".* 2>/dev/null | awk -v n="$N" -v k="$BENCH_TOP" '
+      /PROGRAM TOTALS/ { next }
+      match($0, /^ *[0-9,]+ \( *[0-9.]+%\) +/) && shown < k {
+        c = $1; gsub(",", "", c); f = substr($0, RLENGTH + 1)
+        sub(/ \[[^]]*\]$/, "", f); sub(/^[^ :]*:/, "", f)
+        printf "  %7.0f  %s\n", c / n, substr(f, 1, 110); shown++ }' >&2
+  fi
   rm -f "$out".*
   echo "$total"
 }
