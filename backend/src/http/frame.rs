@@ -139,7 +139,8 @@ where
         if let Some(started) = this.started {
             let status = res.status().as_u16();
             inner.span().in_scope(|| {
-                let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+                // Whole microseconds, so a log line reads 5.138 rather than 5.1379019999999995.
+                let duration_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3;
                 if status >= 500 {
                     tracing::warn!(http.status = status, duration_ms, "request finished");
                 } else {
